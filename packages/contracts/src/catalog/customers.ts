@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { Address, AddressInput, BooleanQuery, dataOf, emptyAsNull, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { IdPathParams } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+
+/** A person or business that is invoiced. */
+export const Customer = z
+  .object({
+    id: z.string().meta({ example: 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
+    object: z.literal('customer'),
+    name: z.string().describe('Full legal or trade name.'),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    tax_id: z.string().nullable().describe('VAT, EIN, GSTIN, ABN and similar; not format-checked.'),
+    address: Address,
+    deleted: z.boolean().describe('True once archived.'),
+    created: Timestamp,
+  })
+  .meta({ id: 'Customer' });
+export type Customer = z.infer<typeof Customer>;
+
+const name = z.string().trim().min(1).max(256).describe('Full legal or trade name; at least 1 character.');
+const email = z.email().max(254);
+const phone = z.string().trim().max(50);
+const taxId = z.string().trim().max(50);
+
+export const CreateCustomerBody = z
+  .strictObject({
+    name,
+    email: email.nullable().optional(),
+    phone: phone.nullable().optional(),
+    tax_id: taxId.nullable().optional(),
+    address: AddressInput.optional(),
+  })
+  .meta({ id: 'CreateCustomerBody' });
+export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
+
+export const UpdateCustomerBody = z
+  .strictObject({
+    name: name.optional(),
+    email: emptyAsNull(email).optional().describe('An empty string or null clears it.'),
+    phone: emptyAsNull(phone).optional(),
+    tax_id: emptyAsNull(taxId).optional(),
+    address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
+  })
+  .meta({ id: 'UpdateCustomerBody' });
+export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
+
+export const ListCustomersQuery = z.strictObject({
+  ...PageQuery.shape,
+  q: SearchQuery.optional().describe('Partial, case-insensitive match on name, email and tax ID.'),
+  include_deleted: BooleanQuery.default(false).describe('Include archived customers.'),
+});
+export type ListCustomersQuery = z.infer<typeof ListCustomersQuery>;
+
+const tag = 'Customers';
+const service = 'catalog';
+
+export const listCustomers = defineOperation({
+  operationId: 'listCustomers',
+  summary: 'List customers, newest first',
+  tag, service, method: 'GET', path: '/api/v1/customers', scope: 'clients:read', idempotency: 'none',
+  query: ListCustomersQuery,
+  responses: { 200: { description: 'A page of customers.', schema: pageOf(Customer) } },
+});
+
+export const createCustomer = defineOperation({
+  operationId: 'createCustomer',
+  summary: 'Create a customer',
+  tag, service, method: 'POST', path: '/api/v1/customers', scope: 'clients:write', idempotency: 'optional',
+  body: CreateCustomerBody,
+  responses: { 201: { description: 'The new customer.', schema: dataOf(Customer) } },
+});
+
+export const retrieveCustomer = defineOperation({
+  operationId: 'retrieveCustomer',
+  summary: 'Retrieve a customer, also when archived',
+  tag, service, method: 'GET', path: '/api/v1/customers/:id', scope: 'clients:read', idempotency: 'none',
+  params: IdPathParams,
+  responses: { 200: { description: 'The customer.', schema: dataOf(Customer) } },
+});
+
+export const updateCustomer = defineOperation({
+  operationId: 'updateCustomer',
+  summary: 'Update a customer',
+  description: 'Omitted fields keep their values; `address` merges by key.',
+  tag, service, method: 'PATCH', path: '/api/v1/customers/:id', scope: 'clients:write', idempotency: 'optional',
+  params: IdPathParams,
+  body: UpdateCustomerBody,
+  responses: { 200: { description: 'The updated customer.', schema: dataOf(Customer) } },
+});
+
+export const archiveCustomer = defineOperation({
+  operationId: 'archiveCustomer',
+  summary: 'Archive (soft-delete) a customer',
+  description: 'Historical invoices keep their customer details; the customer stays retrievable by ID.',
+  tag, service, method: 'DELETE', path: '/api/v1/customers/:id', scope: 'clients:write', idempotency: 'optional',
+  params: IdPathParams,
+  responses: { 200: { description: 'The customer with `deleted` true.', schema: dataOf(Customer) } },
+});
+
+export const customerOperations = [listCustomers, createCustomer, retrieveCustomer, updateCustomer, archiveCustomer];

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/** Success envelope of a single resource. */
+export const dataOf = <T extends z.ZodType>(item: T) => z.object({ data: item });
+
+/** Success envelope of a list page; `next_cursor` is null on the last page. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** `cursor` and `limit`, shared by every list endpoint. */
+export const PageQuery = z.strictObject({
+  cursor: z.string().max(512).optional().describe('The `next_cursor` of the previous page; omit for the first page.'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe(`Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.`),
+});
+
+/** A boolean query parameter written `true` or `false`. */
+export const BooleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** Free-text search (`q`): partial and case-insensitive. */
+export const SearchQuery = z.string().trim().min(1).max(200).describe('Free-text search, partial and case-insensitive.');
+
+/** An ISO 8601 datetime in UTC with milliseconds. */
+export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
+
+/** A calendar date, `YYYY-MM-DD`. */
+export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
+
+/** A monetary amount: an integer in the currency's minor unit, never above Number.MAX_SAFE_INTEGER. */
+export const MinorAmount = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** Treats an empty string as null: the API's way of clearing an optional text field. */
+export const emptyAsNull = <T extends z.ZodType>(schema: T) =>
+  z.union([z.literal('').transform(() => null), schema.nullable()]);
+
+export const Address = z
+  .object({
+    line1: z.string().max(200).nullable(),
+    line2: z.string().max(200).nullable(),
+    city: z.string().max(200).nullable(),
+    state: z.string().max(200).nullable(),
+    postal_code: z.string().max(40).nullable(),
+    country: z.string().nullable().describe('ISO 3166-1 alpha-2, uppercase.'),
+  })
+  .meta({ id: 'Address' });
+export type Address = z.infer<typeof Address>;
+
+/** Address as sent by clients: every key optional; on update only the keys sent change. */
+export const AddressInput = z
+  .strictObject({
+    line1: z.string().max(200).nullable().optional(),
+    line2: z.string().max(200).nullable().optional(),
+    city: z.string().max(200).nullable().optional(),
+    state: z.string().max(200).nullable().optional(),
+    postal_code: z.string().max(40).nullable().optional(),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+      .transform((c) => c.toUpperCase())
+      .nullable()
+      .optional(),
+  })
+  .meta({ id: 'AddressInput' });
+export type AddressInput = z.infer<typeof AddressInput>;

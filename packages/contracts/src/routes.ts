@@ -1,0 +1,6 @@
+import { customerOperations } from './catalog/customers.ts';
+import { gatewayOperations } from './gateway.ts';
+import type { Operation } from './operation.ts';
+
+/** Every operation of the public API, in the order of the OpenAPI document. */
+export const OPERATIONS: readonly Operation[] = [...gatewayOperations, ...customerOperations];

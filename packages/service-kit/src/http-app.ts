@@ -1,0 +1,150 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Operation } from '@invoicing/contracts';
+import { RequestContext } from '@mikro-orm/core';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { AppError } from './app-error.ts';
+import type { Orm } from './database.ts';
+import { INTERNAL_HEADERS } from './internal-headers.ts';
+import { registerProblemHandlers } from './problem.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Takes a well-formed `x-request-id` from upstream, or makes one. */
+export const requestIdOf = (request: { headers: Record<string, string | string[] | undefined> }): string => {
+  const header = request.headers[INTERNAL_HEADERS.requestId];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+};
+
+export const baseServerOptions = (logger: FastifyServerOptions['logger']): FastifyServerOptions => ({
+  logger: logger ?? false,
+  genReqId: requestIdOf,
+  logController: new LogController({ requestIdLogLabel: 'request_id' }),
+  bodyLimit: BODY_LIMIT_BYTES,
+  return503OnClosing: true,
+  connectionTimeout: 30_000,
+  keepAliveTimeout: 72_000,
+  requestTimeout: 30_000,
+});
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compares secrets in constant time (digests first, so unequal lengths leak nothing either). */
+export const secretsMatch = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
+
+export interface ServiceAppOptions {
+  logger: FastifyServerOptions['logger'];
+  internalToken: string;
+  /** One identity map per request. */
+  orm?: Orm;
+  /** Throws when a dependency does not answer; `/readyz` turns that into a 503. */
+  checkReadiness: () => Promise<void>;
+}
+
+/** Routes that answer without the internal token: probes and metrics. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * A Fastify app with the conventions every service shares: Zod validation, problem+json errors,
+ * request ids, the internal credential on every route but the probes, and health routes.
+ */
+export const createServiceApp = ({ logger, internalToken, orm, checkReadiness }: ServiceAppOptions) => {
+  const app = Fastify(baseServerOptions(logger)).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerProblemHandlers(app);
+  // Bodies are JSON only: without this, text/plain would parse as a string and fail with a vaguer message.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(INTERNAL_HEADERS.requestId, request.id);
+    if (OPEN_PATHS.has(request.url)) return;
+    const token = request.headers[INTERNAL_HEADERS.token];
+    if (typeof token !== 'string' || !secretsMatch(token, internalToken)) {
+      throw new AppError('unauthenticated', 'This service is reached through the gateway only.');
+    }
+  });
+  if (orm) app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await checkReadiness();
+      return { status: 'ready' };
+    } catch (error) {
+      throw new AppError('unavailable', `Not ready: ${(error as Error).message}`);
+    }
+  });
+  return app;
+};
+
+export type ServiceApp = ReturnType<typeof createServiceApp>;
+
+/** Who is calling, as established by the gateway. */
+export interface Caller {
+  workspaceId: string;
+  apiKeyId: string;
+  requestId: string;
+  idempotencyKey: string | undefined;
+}
+
+export const callerOf = (request: FastifyRequest): Caller => {
+  const workspaceId = request.headers[INTERNAL_HEADERS.workspaceId];
+  const apiKeyId = request.headers[INTERNAL_HEADERS.apiKeyId];
+  const idempotencyKey = request.headers[INTERNAL_HEADERS.idempotencyKey];
+  if (typeof workspaceId !== 'string' || typeof apiKeyId !== 'string') {
+    throw new AppError('unauthenticated', 'No workspace on the request.');
+  }
+  return {
+    workspaceId,
+    apiKeyId,
+    requestId: String(request.id),
+    idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
+  };
+};
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type OperationRequest<O extends Operation> = FastifyRequest<{
+  Params: Parsed<O['params']>;
+  Querystring: Parsed<O['query']>;
+  Body: Parsed<O['body']>;
+}>;
+
+const successStatus = (operation: Operation): number => {
+  const status = Object.keys(operation.responses).map(Number).find((s) => s >= 200 && s < 300);
+  if (status === undefined) throw new Error(`${operation.operationId} documents no success status`);
+  return status;
+};
+
+/**
+ * Serves one contract operation: the contract's schemas validate the request and the response,
+ * and the handler's return value is sent with the operation's success status.
+ */
+export const registerOperation = <O extends Operation>(
+  app: FastifyInstance,
+  operation: O,
+  handler: (request: OperationRequest<O>, reply: FastifyReply) => Promise<unknown>,
+): void => {
+  const status = successStatus(operation);
+  const response: Record<number, z.ZodType> = {};
+  for (const [code, { schema }] of Object.entries(operation.responses)) if (schema) response[Number(code)] = schema;
+  app.route({
+    method: operation.method,
+    url: operation.path,
+    schema: {
+      ...(operation.params ? { params: operation.params } : {}),
+      ...(operation.query ? { querystring: operation.query } : {}),
+      ...(operation.body ? { body: operation.body } : {}),
+      response,
+    },
+    handler: async (request, reply) => {
+      reply.code(status);
+      const result = await handler(request as unknown as OperationRequest<O>, reply);
+      return status === 204 ? reply.send() : result;
+    },
+  });
+};

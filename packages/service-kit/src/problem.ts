@@ -1,0 +1,90 @@
+import { ERROR_TITLES, PROBLEM_CONTENT_TYPE, problemType, type ErrorCode, type Problem } from '@invoicing/contracts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, type FieldIssue } from './app-error.ts';
+
+export const renderProblem = (code: ErrorCode, status: number, detail: string, requestId: string, errors?: FieldIssue[]): Problem => ({
+  type: problemType(code),
+  title: ERROR_TITLES[code],
+  status,
+  detail,
+  code,
+  request_id: requestId,
+  ...(errors ? { errors } : {}),
+});
+
+export const sendProblem = (reply: FastifyReply, error: AppError): FastifyReply => {
+  if (error.headers) reply.headers(error.headers);
+  return reply
+    .code(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(renderProblem(error.code, error.status, error.message, String(reply.request.id), error.errors));
+};
+
+const dotted = (instancePath: string): string => instancePath.replace(/^\//, '').replaceAll('/', '.');
+
+const validationIssues = (error: FastifyError): FieldIssue[] => {
+  if (!hasZodFastifySchemaValidationErrors(error)) return [];
+  return error.validation.flatMap((issue) => {
+    const path = dotted(issue.instancePath);
+    const keys = (issue.params as { keys?: unknown }).keys;
+    if (issue.keyword === 'unrecognized_keys' && Array.isArray(keys)) {
+      return keys.map((key) => ({ path: path ? `${path}.${String(key)}` : String(key), message: 'unknown field' }));
+    }
+    return [{ path, message: issue.message ?? 'is invalid' }];
+  });
+};
+
+// PostgreSQL connection failures and shutdowns: the database is unavailable, not the request wrong.
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const isUnavailable = (error: unknown): boolean => {
+  const { code, message } = error as { code?: string; message?: string };
+  if (code && (UNAVAILABLE_ERRNOS.has(code) || /^(08|57P0)/.test(code))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '');
+};
+
+/** PostgreSQL "data exception" class (22xxx): a value the database cannot hold, such as a NUL byte. */
+const isDataException = (error: unknown): boolean => /^22/.test(String((error as { code?: unknown }).code ?? ''));
+
+/** Maps any thrown error to an AppError; unknown errors become a 500 that leaks nothing. */
+export const toAppError = (error: unknown): AppError => {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const where = fastifyError.validationContext ?? 'request';
+    return new AppError('invalid_request', `The ${where} is invalid.`, { errors: validationIssues(fastifyError) });
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'Request bodies must be JSON sent with Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'The body is empty but Content-Type is application/json; send a JSON object or no Content-Type.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_request', 'The body is not valid JSON.');
+  }
+  if (fastifyError.statusCode === 400 && fastifyError instanceof SyntaxError) {
+    return new AppError('invalid_request', 'The body is not valid JSON.');
+  }
+  if (isUnavailable(error)) return new AppError('unavailable', 'A dependency is unavailable; retry later.');
+  if (isDataException(error)) return new AppError('invalid_request', 'A value in the request cannot be stored (for example a NUL character).');
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return new AppError(status === 413 ? 'payload_too_large' : 'invalid_request', fastifyError.message);
+  }
+  return new AppError('internal', 'An internal error occurred; quote the request_id when reporting it.');
+};
+
+/** Renders every error, and every unknown route, as application/problem+json. */
+export const registerProblemHandlers = (app: FastifyInstance): void => {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+};
