@@ -8,3 +8,4 @@ export * from './internal-headers.ts';
 export * from './logging.ts';
 export * from './problem.ts';
 export * from './run-service.ts';
+export * from './local-postgres.ts';

