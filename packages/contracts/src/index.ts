@@ -6,4 +6,7 @@ export * from './common.ts';
 export * from './operation.ts';
 export * from './gateway.ts';
 export * from './catalog/customers.ts';
+export * from './catalog/products.ts';
+export * from './catalog/prices.ts';
 export * from './routes.ts';
+export * from './events.ts';

@@ -1,6 +1,13 @@
 import { customerOperations } from './catalog/customers.ts';
+import { priceOperations } from './catalog/prices.ts';
+import { productOperations } from './catalog/products.ts';
 import { gatewayOperations } from './gateway.ts';
 import type { Operation } from './operation.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
-export const OPERATIONS: readonly Operation[] = [...gatewayOperations, ...customerOperations];
+export const OPERATIONS: readonly Operation[] = [
+  ...gatewayOperations,
+  ...customerOperations,
+  ...productOperations,
+  ...priceOperations,
+];
