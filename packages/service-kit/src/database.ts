@@ -23,6 +23,8 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
       extensions: [Migrator],
       pool: { min: 0, max: poolSize },
       forceUtcTimezone: true,
+      // A service may do all its work in SQL (a relay, a worker) and declare no entity.
+      discovery: { warnWhenNoEntities: false },
       migrations: { schema, tableName: 'mikro_orm_migrations', migrationsList: migrations, snapshot: false, silent: true },
     }),
   );

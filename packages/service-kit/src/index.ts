@@ -9,3 +9,4 @@ export * from './logging.ts';
 export * from './problem.ts';
 export * from './run-service.ts';
 export * from './local-postgres.ts';
+export * from './events/index.ts';

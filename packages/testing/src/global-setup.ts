@@ -1,14 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { EmbeddedPostgresProcess } from './postgres-server.ts';
 import { NatsServerProcess } from './nats-server.ts';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** URL of a PostgreSQL server's `postgres` database; tests create their own databases on it. */
-    databaseServerUrl: string;
-    natsUrl: string;
-  }
-}
+import './provided-context.ts';
 
 type Teardown = () => Promise<void>;
 

@@ -1,0 +1,26 @@
+import type { EventEnvelope } from '@invoicing/contracts';
+import { subjectMatches, type EventBus, type EventConsumer } from './event-bus.ts';
+
+/**
+ * The bus for a single-process start without NATS. `publish` runs every matching consumer before
+ * it resolves, and rejects if one fails: the outbox then keeps the event and publishes it again,
+ * so nothing is lost even though nothing is stored here (consumers drop what they already did).
+ */
+export const createInProcessBus = (): EventBus => {
+  const consumers = new Map<string, EventConsumer>();
+  return {
+    publish: async (envelope: EventEnvelope) => {
+      const matching = [...consumers.values()].filter((c) => subjectMatches(c.subject, envelope.type));
+      const results = await Promise.allSettled(matching.map((c) => c.handle(envelope)));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+    subscribe: async (consumer) => {
+      consumers.set(`${consumer.durable}|${consumer.subject}`, consumer);
+    },
+    ping: async () => {},
+    close: async () => {
+      consumers.clear();
+    },
+  };
+};
