@@ -3,3 +3,4 @@ export * from './in-process-bus.ts';
 export * from './jetstream-bus.ts';
 export * from './outbox.ts';
 export * from './processed-events.ts';
+export * from './connect-event-bus.ts';
