@@ -1,0 +1,32 @@
+import { localDatabaseSettings, parseConfig, serviceSettings } from '@invoicing/service-kit';
+import { z } from 'zod';
+
+/** Where the local database comes from: DATABASE_URL, else the embedded PostgreSQL under DATA_DIR. */
+export const DatabaseSettings = z.object(localDatabaseSettings);
+export type DatabaseSettings = z.infer<typeof DatabaseSettings>;
+
+/** Settings of `npm start` itself; everything else in the environment reaches the services unchanged. */
+export const RunnerSettings = z.object({
+  ...localDatabaseSettings,
+  PORT: z.coerce.number().int().min(1).max(65535).default(8080).describe('Port of the gateway, the only public one.'),
+  HOST: z.string().min(1).default('127.0.0.1').describe('Address the gateway listens on; services stay on 127.0.0.1.'),
+  LOG_LEVEL: serviceSettings.LOG_LEVEL,
+  NATS_URL: z.url().optional().describe('NATS with JetStream; unset: the services use an in-process bus.'),
+  READY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe('How long a service may take to answer /readyz.'),
+});
+export type RunnerSettings = z.infer<typeof RunnerSettings>;
+
+export interface Runner<S> {
+  settings: S;
+  /** The environment the services inherit, so their own settings (RATE_LIMIT_MAX, ...) pass through. */
+  inherited: NodeJS.ProcessEnv;
+}
+
+const load = <S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): Runner<z.infer<S>> => ({
+  settings: parseConfig(schema, env),
+  inherited: { ...env },
+});
+
+export const loadRunnerSettings = (env: NodeJS.ProcessEnv = process.env): Runner<RunnerSettings> => load(RunnerSettings, env);
+
+export const loadDatabaseSettings = (env: NodeJS.ProcessEnv = process.env): Runner<DatabaseSettings> => load(DatabaseSettings, env);

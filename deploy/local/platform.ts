@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repositoryRoot } from '@invoicing/service-kit';
+import { describeExit, ServiceProcess, type Exit, type LineSink } from './service-process.ts';
+
+export const GATEWAY = 'gateway';
+
+/** Ports `npm start` gives the services: each one's own default, so their URLs match the gateway's defaults. */
+export const LOCAL_SERVICE_PORTS: Readonly<Record<string, number>> = {
+  catalog: 3101,
+  billing: 3102,
+  documents: 3103,
+  notifications: 3104,
+};
+
+/** Every service under `services/` that has a `src/<script>`, sorted, the gateway last. */
+export const discoverServices = (script = 'main.ts'): string[] => {
+  const root = join(repositoryRoot(), 'services');
+  const names = readdirSync(root).filter((name) => existsSync(join(root, name, 'src', script)));
+  return [...names.filter((name) => name !== GATEWAY).sort(), ...names.filter((name) => name === GATEWAY)];
+};
+
+/** The gateway setting that names a service's address: `catalog` → `CATALOG_URL`. */
+export const upstreamUrlVariable = (service: string): string => `${service.toUpperCase()}_URL`;
+
+/** The credential the gateway and the services share for one run. */
+export const generateInternalToken = (): string => randomBytes(32).toString('base64url');
+
+export interface PlatformOptions {
+  /** Services to run, the gateway among them. */
+  services: readonly string[];
+  /** Port of each upstream service, by name. */
+  ports: Readonly<Record<string, number>>;
+  gateway: { host: string; port: number };
+  databaseUrl: string;
+  internalToken: string;
+  logLevel: string;
+  natsUrl?: string | undefined;
+  /** The environment every service starts from. */
+  inherited: NodeJS.ProcessEnv;
+  /** Settings on top, for every service (such as RATE_LIMIT_MAX for the benchmark). */
+  extraEnv?: Readonly<Record<string, string>>;
+  sink?: LineSink;
+  readyTimeoutMs?: number;
+  /** Aborting it during start-up stops what has started and rejects. */
+  signal?: AbortSignal;
+}
+
+export interface Platform {
+  gatewayUrl: string;
+  /** Base URL of each service, by name. */
+  urls: Readonly<Record<string, string>>;
+  /** Settles when a service exits before `stop` was called. */
+  unexpectedExit: Promise<{ name: string; exit: Exit }>;
+  /** Stops the gateway first, so no request reaches a stopping service, then the others. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the services as child processes on one database: upstreams first, in parallel, then the
+ * gateway pointed at them; resolves once every `/readyz` answers.
+ */
+export const launchPlatform = async (options: PlatformOptions): Promise<Platform> => {
+  const { services, ports, gateway, readyTimeoutMs = 60_000 } = options;
+  const upstreams = services.filter((name) => name !== GATEWAY);
+  const common = {
+    ...options.inherited,
+    DATABASE_URL: options.databaseUrl,
+    INTERNAL_TOKEN: options.internalToken,
+    LOG_LEVEL: options.logLevel,
+    ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+    ...options.extraEnv,
+  };
+  const portOf = (name: string): number => {
+    const port = ports[name];
+    if (port === undefined) throw new Error(`No port for the service ${name}`);
+    return port;
+  };
+
+  const started: ServiceProcess[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await Promise.all(started.filter((child) => child.name === GATEWAY).map((child) => child.stop()));
+      await Promise.all(started.filter((child) => child.name !== GATEWAY).map((child) => child.stop()));
+    })());
+  const launch = async (name: string, host: string, port: number, env: NodeJS.ProcessEnv): Promise<ServiceProcess> => {
+    const child = new ServiceProcess(name, port, { ...common, ...env, HOST: host, PORT: String(port) }, options.sink);
+    started.push(child);
+    await child.waitUntilReady(readyTimeoutMs);
+    return child;
+  };
+
+  options.signal?.throwIfAborted();
+  const onAbort = () => void stop();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.all(upstreams.map((name) => launch(name, '127.0.0.1', portOf(name), {})));
+    const upstreamUrls = Object.fromEntries(upstreams.map((name) => [upstreamUrlVariable(name), `http://127.0.0.1:${portOf(name)}`]));
+    if (services.includes(GATEWAY)) {
+      await launch(GATEWAY, gateway.host, gateway.port, upstreamUrls);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+
+  const unexpectedExit = Promise.race(
+    started.map((child) => child.exited.then((exit) => ({ name: child.name, exit }))),
+  ).then((first) => (stopping ? new Promise<never>(() => {}) : first));
+
+  return {
+    gatewayUrl: `http://127.0.0.1:${gateway.port}`,
+    urls: Object.fromEntries(started.map((child) => [child.name, child.url])),
+    unexpectedExit,
+    stop,
+  };
+};
+
+export const explainExit = ({ name, exit }: { name: string; exit: Exit }): string =>
+  `${name} exited unexpectedly with ${describeExit(exit)}; stopping everything.`;

@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { repositoryRoot } from '@invoicing/service-kit';
+
+/** Receives every line a child writes, stdout and stderr alike. */
+export type LineSink = (name: string, line: string) => void;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const NODE = `${repositoryRoot()}node_modules/.bin/node`;
+const TAIL_LINES = 40;
+
+export const describeExit = ({ code, signal }: Exit): string => (signal ? `signal ${signal}` : `code ${code}`);
+
+/** Prints a child's lines to our stdout, each behind its padded name. */
+export const prefixedSink =
+  (width: number): LineSink =>
+  (name, line) => {
+    process.stdout.write(`${name.padEnd(width)} | ${line}\n`);
+  };
+
+export interface ChildScriptOptions {
+  name: string;
+  /** Path from the repository root. */
+  script: string;
+  env: NodeJS.ProcessEnv;
+  sink?: LineSink | undefined;
+  /**
+   * In its own process group (default), a Ctrl-C in the terminal does not reach it beside our
+   * SIGTERM: close-with-grace exits at once on a second signal, cutting the drain short.
+   */
+  detached?: boolean;
+}
+
+/**
+ * A Node script of this repository run as a child process with Node 24, its output fed line by
+ * line to a sink, and the last lines kept so a failure can show why.
+ */
+export class ChildScript {
+  readonly name: string;
+  readonly exited: Promise<Exit>;
+  readonly #child: ChildProcess;
+  readonly #tail: string[] = [];
+  readonly #detached: boolean;
+  readonly #printed: boolean;
+
+  constructor({ name, script, env, sink, detached = true }: ChildScriptOptions) {
+    this.name = name;
+    this.#detached = detached;
+    this.#printed = sink !== undefined;
+    this.#child = spawn(NODE, [script], { cwd: repositoryRoot(), env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [this.#child.stdout, this.#child.stderr]) {
+      createInterface({ input: stream!, crlfDelay: Infinity }).on('line', (line) => {
+        this.#tail.push(line);
+        if (this.#tail.length > TAIL_LINES) this.#tail.shift();
+        sink?.(name, line);
+      });
+    }
+    this.exited = new Promise((resolve) => {
+      this.#child.once('error', () => resolve({ code: null, signal: null }));
+      this.#child.once('close', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** The last lines it wrote, for error messages, unless a sink has shown them already. */
+  tail(): string {
+    if (this.#printed) return 'See its lines above.';
+    return `Its last lines:\n${this.#tail.map((line) => `    ${line}`).join('\n')}`;
+  }
+
+  /** SIGTERM once, so it drains; SIGKILL to its whole group if it has not exited after `graceMs`. */
+  async stop(graceMs = 15_000): Promise<Exit> {
+    if (this.running) this.#signal('SIGTERM');
+    const timer = setTimeout(() => this.#signal('SIGKILL'), graceMs);
+    const exit = await this.exited;
+    clearTimeout(timer);
+    return exit;
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    try {
+      process.kill(this.#detached && signal === 'SIGKILL' ? -this.#child.pid! : this.#child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A service's `src/main.ts` listening on a known port. */
+export class ServiceProcess extends ChildScript {
+  readonly url: string;
+
+  constructor(name: string, port: number, env: NodeJS.ProcessEnv, sink?: LineSink) {
+    super({ name, script: `services/${name}/src/main.ts`, env, sink });
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  /** Resolves once `/readyz` answers 200; rejects with its last log lines if it exits or takes too long. */
+  async waitUntilReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let exit: Exit | undefined;
+    void this.exited.then((value) => (exit = value));
+    while (Date.now() < deadline) {
+      if (exit) throw new Error(`${this.name} exited with ${describeExit(exit)} while starting. ${this.tail()}`);
+      const ready = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+        (response) => {
+          void response.body?.cancel();
+          return response.ok;
+        },
+        () => false,
+      );
+      if (ready) return;
+      await delay(100);
+    }
+    throw new Error(`${this.name} did not answer ${this.url}/readyz within ${timeoutMs} ms. ${this.tail()}`);
+  }
+}
