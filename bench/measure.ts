@@ -1,0 +1,48 @@
+import autocannon from 'autocannon';
+
+export interface Load {
+  label: string;
+  connections: number;
+  pipelining: number;
+}
+
+/** The loads every HTTP comparison runs: no pipelining at 10 and 50 connections, then pipelining 10. */
+export const STANDARD_LOADS: readonly Load[] = [
+  { label: '10 connections', connections: 10, pipelining: 1 },
+  { label: '50 connections', connections: 50, pipelining: 1 },
+  { label: '10 connections, pipelining 10', connections: 10, pipelining: 10 },
+];
+
+export interface Measurement {
+  requestsPerSecond: number;
+  /** Milliseconds; autocannon measures whole milliseconds. */
+  p50: number;
+  p99: number;
+}
+
+export interface MeasureOptions {
+  url: string;
+  headers: Record<string, string>;
+  load: Load;
+  durationSeconds: number;
+  warmupSeconds: number;
+}
+
+/** Hammers one URL with autocannon after a warm-up; any failed request makes the figure meaningless, so it throws. */
+export const measure = async ({ url, headers, load, durationSeconds, warmupSeconds }: MeasureOptions): Promise<Measurement> => {
+  const result = await autocannon({
+    url,
+    headers,
+    connections: load.connections,
+    pipelining: load.pipelining,
+    duration: durationSeconds,
+    ...(warmupSeconds > 0 ? { warmup: { connections: load.connections, duration: warmupSeconds } } : {}),
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0 || result['2xx'] === 0) {
+    throw new Error(
+      `${url} (${load.label}): ${failed} failed of ${result.requests.total} (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
+  }
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+};

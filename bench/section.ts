@@ -1,0 +1,25 @@
+import type { MintedKey } from '../deploy/local/operator.ts';
+import type { Table } from './table.ts';
+
+/** What the run gives every section: the running services and a way to get credentials. */
+export interface BenchContext {
+  gatewayUrl: string;
+  /** Base URL of a service by name, for measuring it without the gateway. */
+  serviceUrl: (name: string) => string;
+  internalToken: string;
+  mintKey: (workspace: string, scopes: string) => Promise<MintedKey>;
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Progress lines, so a long run shows where it is. */
+  progress: (text: string) => void;
+}
+
+/**
+ * One benchmark of the run (gateway overhead now; billing finalize, PDFs and webhooks later).
+ * The run starts the union of the services every selected section needs, once.
+ */
+export interface BenchSection {
+  name: string;
+  services: readonly string[];
+  run: (context: BenchContext) => Promise<Table>;
+}
