@@ -10,7 +10,8 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-const NODE = `${repositoryRoot()}node_modules/.bin/node`;
+/** Node 24 from the `node` devDependency: the machine's own node is older. */
+export const NODE = `${repositoryRoot()}node_modules/.bin/node`;
 const TAIL_LINES = 40;
 
 export const describeExit = ({ code, signal }: Exit): string => (signal ? `signal ${signal}` : `code ${code}`);
