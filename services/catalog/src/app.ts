@@ -1,0 +1,27 @@
+import { createServiceApp, loggerOptions, pingDatabase, type Orm } from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { registerCustomerRoutes } from './modules/customers/customer.routes.ts';
+import { customerService } from './modules/customers/customer.service.ts';
+import { registerPriceRoutes } from './modules/prices/price.routes.ts';
+import { priceService } from './modules/prices/price.service.ts';
+import { registerProductRoutes } from './modules/products/product.routes.ts';
+import { productService } from './modules/products/product.service.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+
+export interface CatalogDeps {
+  /** Opened on the catalog schema and migrated; the app closes it when it closes. */
+  orm: Orm;
+  internalToken: string;
+  logger?: FastifyServerOptions['logger'];
+  clock?: Clock;
+}
+
+/** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
+export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock }: CatalogDeps) => {
+  const app = createServiceApp({ logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
+  registerCustomerRoutes(app, customerService(orm.em, clock));
+  registerProductRoutes(app, productService(orm.em, clock));
+  registerPriceRoutes(app, priceService(orm.em, clock));
+  app.addHook('onClose', () => orm.close());
+  return app;
+};

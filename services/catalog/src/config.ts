@@ -1,0 +1,16 @@
+import { parseConfig, port, serviceSettings } from '@invoicing/service-kit';
+import { z } from 'zod';
+
+const Settings = z.object({
+  PORT: port(3101),
+  ...serviceSettings,
+});
+export type CatalogConfig = z.infer<typeof Settings>;
+
+/** The catalog's settings, read from the environment once at start. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CatalogConfig => parseConfig(Settings, env);
+
+// The migrate command touches only the database, so it needs no internal token.
+const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL });
+
+export const loadMigrateConfig = (env: NodeJS.ProcessEnv = process.env) => parseConfig(MigrateSettings, env);

@@ -1,0 +1,18 @@
+import { openDatabase, type Orm } from '@invoicing/service-kit';
+import { Migration20261123000000CreateCatalog } from './migrations/Migration20261123000000CreateCatalog.ts';
+import { CustomerEntity } from './modules/customers/customer.entity.ts';
+import { PriceEntity } from './modules/prices/price.entity.ts';
+import { ProductEntity } from './modules/products/product.entity.ts';
+
+/** The PostgreSQL schema the catalog owns; no other service reads it. */
+export const CATALOG_SCHEMA = 'catalog';
+
+export const ENTITIES = [CustomerEntity, ProductEntity, PriceEntity];
+
+/** Applied in this order; never generated from the entities. */
+export const MIGRATIONS = [
+  { name: 'Migration20261123000000CreateCatalog', class: Migration20261123000000CreateCatalog },
+];
+
+export const openCatalogDatabase = (url: string, poolSize: number): Promise<Orm> =>
+  openDatabase({ url, schema: CATALOG_SCHEMA, entities: ENTITIES, migrations: MIGRATIONS, poolSize });

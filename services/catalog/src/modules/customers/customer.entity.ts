@@ -1,0 +1,19 @@
+import type { Address } from '@invoicing/contracts';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+export const CustomerEntity = defineEntity({
+  name: 'Customer',
+  tableName: 'customers',
+  properties: {
+    id: p.uuid().primary(),
+    workspaceId: p.uuid(),
+    name: p.text(),
+    email: p.text().nullable(),
+    phone: p.text().nullable(),
+    taxId: p.text().nullable(),
+    address: p.json<Address>(),
+    deleted: p.boolean(),
+    created: p.datetime(3),
+  },
+});
+export type CustomerRow = InferEntity<typeof CustomerEntity>;

@@ -1,0 +1,188 @@
+import type { Customer } from '@invoicing/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, listAll, startCatalog, type Catalog, type WorkspaceClient } from '../../../test/harness.ts';
+
+const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const EMPTY_ADDRESS = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
+
+let catalog: Catalog;
+beforeAll(async () => {
+  catalog = await startCatalog('catalog_customers');
+});
+afterAll(() => catalog.close());
+
+const createCustomer = (client: WorkspaceClient, body: Record<string, unknown>) =>
+  client.data<Customer>(client.post('/api/v1/customers', body));
+
+describe('customers', () => {
+  it('creates a customer from a name alone, every other field null', async () => {
+    const client = catalog.workspace();
+    const reply = await client.post('/api/v1/customers', { name: 'Ada Lovelace' });
+
+    expect(reply.statusCode).toBe(201);
+    const customer = reply.json<{ data: Customer }>().data;
+    expect(customer).toEqual({
+      id: expect.stringMatching(/^cus_[0-9a-f]{32}$/),
+      object: 'customer',
+      name: 'Ada Lovelace',
+      email: null,
+      phone: null,
+      tax_id: null,
+      address: EMPTY_ADDRESS,
+      deleted: false,
+      created: expect.stringMatching(ISO_MS_UTC),
+    });
+  });
+
+  it('keeps every field sent, with the country uppercased, and retrieves it by public ID or dashed UUID', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, {
+      name: 'Müller GmbH',
+      email: 'billing@mueller.de',
+      phone: '+49 221 123456',
+      tax_id: 'DE123456789',
+      address: { line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'de' },
+    });
+    expect(created.address).toEqual({ ...EMPTY_ADDRESS, line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'DE' });
+
+    const hex = created.id.slice('cus_'.length);
+    const dashed = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(created);
+    expect(await client.data(client.get(`/api/v1/customers/${dashed}`))).toEqual(created);
+    expect(await client.data(client.get(`/api/v1/customers/${dashed.toUpperCase()}`))).toEqual(created);
+  });
+
+  it('updates only the fields sent: an empty email clears it and the address merges by key', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, {
+      name: 'Acme',
+      email: 'ap@acme.test',
+      phone: '555-0100',
+      address: { line1: '1 Main St', line2: 'Floor 2', city: 'Springfield', country: 'US' },
+    });
+
+    const updated = await client.data<Customer>(
+      client.patch(`/api/v1/customers/${created.id}`, { email: '', address: { line1: '2 Main St', line2: null } }),
+    );
+
+    expect(updated).toEqual({
+      ...created,
+      email: null,
+      address: { ...created.address, line1: '2 Main St', line2: null },
+    });
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(updated);
+    expect(await client.data(client.patch(`/api/v1/customers/${created.id}`, {}))).toEqual(updated);
+  });
+
+  it('archives with DELETE: still retrievable, hidden from lists unless include_deleted=true', async () => {
+    const client = catalog.workspace();
+    const kept = await createCustomer(client, { name: 'Kept' });
+    const archived = await createCustomer(client, { name: 'Archived' });
+
+    const reply = await client.delete(`/api/v1/customers/${archived.id}`);
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json<{ data: Customer }>().data).toEqual({ ...archived, deleted: true });
+
+    expect(await client.data(client.get(`/api/v1/customers/${archived.id}`))).toMatchObject({ deleted: true });
+    expect((await listAll<Customer>(client, '/api/v1/customers')).map((c) => c.id)).toEqual([kept.id]);
+    expect((await listAll<Customer>(client, '/api/v1/customers?include_deleted=true')).map((c) => c.id)).toEqual([archived.id, kept.id]);
+    expect((await listAll<Customer>(client, '/api/v1/customers?include_deleted=false')).map((c) => c.id)).toEqual([kept.id]);
+    expect(await client.data(client.delete(`/api/v1/customers/${archived.id}`))).toMatchObject({ deleted: true });
+  });
+
+  it('searches name, email and tax ID with partial, case-insensitive matches; wildcards are literal', async () => {
+    const client = catalog.workspace();
+    const byName = await createCustomer(client, { name: 'Northwind Traders' });
+    const byEmail = await createCustomer(client, { name: 'Someone', email: 'ap@NORTHWIND.example' });
+    const byTaxId = await createCustomer(client, { name: 'Other', tax_id: 'GB-NWT-100%' });
+    await createCustomer(client, { name: 'Unrelated', email: 'x@y.example', tax_id: 'GB1000' });
+
+    const search = async (q: string) =>
+      (await listAll<Customer>(client, `/api/v1/customers?q=${encodeURIComponent(q)}`)).map((c) => c.id);
+    expect(await search('northwind')).toEqual([byEmail.id, byName.id]);
+    expect(await search('WIND TRA')).toEqual([byName.id]);
+    expect(await search('nwt-1')).toEqual([byTaxId.id]);
+    expect(await search('100%')).toEqual([byTaxId.id]);
+    expect(await search('_')).toEqual([]);
+    expect(await search('nothing like it')).toEqual([]);
+  });
+
+  it('lists newest first, 20 by default, with next_cursor null on the last page', async () => {
+    const client = catalog.workspace();
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i += 1) ids.push((await createCustomer(client, { name: `Customer ${i}` })).id);
+
+    const first = (await client.get('/api/v1/customers')).json<{ data: Customer[]; next_cursor: string | null }>();
+    expect(first.data.map((c) => c.id)).toEqual(ids.toReversed().slice(0, 20));
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = (await client.get(`/api/v1/customers?cursor=${first.next_cursor}`)).json<{ data: Customer[]; next_cursor: string | null }>();
+    expect(second.data.map((c) => c.id)).toEqual(ids.toReversed().slice(20));
+    expect(second.next_cursor).toBeNull();
+    const exact = (await client.get('/api/v1/customers?limit=23')).json<{ data: Customer[]; next_cursor: string | null }>();
+    expect(exact.data).toHaveLength(23);
+    expect(exact.next_cursor).toBeNull();
+  });
+
+  it.each([
+    ['malformed', 'cus_nothex'],
+    ['another resource prefix', 'prod_0190f3e2c1b27a8e9d1f3c4b5a697887'],
+    ['unknown', 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887'],
+    ['unknown dashed UUID', '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887'],
+  ])('answers 404 for a %s ID on GET, PATCH and DELETE', async (_, id) => {
+    const client = catalog.workspace();
+    expectProblem(await client.get(`/api/v1/customers/${id}`), 404, 'not_found');
+    expectProblem(await client.patch(`/api/v1/customers/${id}`, { name: 'x' }), 404, 'not_found');
+    expectProblem(await client.delete(`/api/v1/customers/${id}`), 404, 'not_found');
+  });
+});
+
+describe('customer validation', () => {
+  it.each([
+    ['no name', { email: 'a@b.example' }, ['name']],
+    ['an empty name', { name: '' }, ['name']],
+    ['a blank name', { name: '   ' }, ['name']],
+    ['a name that is not a string', { name: 42 }, ['name']],
+    ['an invalid email', { name: 'A', email: 'not-an-email' }, ['email']],
+    ['an email that is not a string', { name: 'A', email: ['a@b.example'] }, ['email']],
+    ['a three-letter country', { name: 'A', address: { country: 'DEU' } }, ['address.country']],
+    ['an unknown address key', { name: 'A', address: { street: 'Main St' } }, ['address.street']],
+    ['an address that is not an object', { name: 'A', address: 'Main St 1' }, ['address']],
+    ['an unknown field', { name: 'A', deleted: true }, ['deleted']],
+    ['a body that is an array', [{ name: 'A' }], []],
+  ])('refuses a create with %s (400) and creates nothing', async (_, body, paths) => {
+    const client = catalog.workspace();
+    expectProblem(await client.post('/api/v1/customers', body), 400, 'invalid_request', paths);
+    expect(await listAll(client, '/api/v1/customers?include_deleted=true')).toEqual([]);
+  });
+
+  it.each([
+    ['an empty name', { name: '' }, ['name']],
+    ['an invalid email', { email: 'nope' }, ['email']],
+    ['a two-digit country', { address: { country: '12' } }, ['address.country']],
+    ['an unknown field', { nickname: 'x' }, ['nickname']],
+    ['a try to undelete', { deleted: false }, ['deleted']],
+  ])('refuses an update with %s (400) and changes nothing', async (_, body, paths) => {
+    const client = catalog.workspace();
+    const before = await createCustomer(client, { name: 'Before', email: 'before@b.example', address: { country: 'FR' } });
+    expectProblem(await client.patch(`/api/v1/customers/${before.id}`, body), 400, 'invalid_request', paths);
+    expect(await client.data(client.get(`/api/v1/customers/${before.id}`))).toEqual(before);
+  });
+
+  it.each([
+    ['limit=0', ['limit']],
+    ['limit=101', ['limit']],
+    ['limit=ten', ['limit']],
+    ['limit=2.5', ['limit']],
+    ['include_deleted=yes', ['include_deleted']],
+    ['cursor=not-a-cursor', ['cursor']],
+    [`cursor=${Buffer.from('["yesterday","x"]').toString('base64url')}`, ['cursor']],
+    ['q=', ['q']],
+    ['sort=name', ['sort']],
+  ])('refuses a list with %s (400)', async (query, paths) => {
+    expectProblem(await catalog.workspace().get(`/api/v1/customers?${query}`), 400, 'invalid_request', paths);
+  });
+
+  it('accepts a limit of 100', async () => {
+    expect((await catalog.workspace().get('/api/v1/customers?limit=100')).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,46 @@
+import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
+import { toPage } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../shared/clock.ts';
+import { positionOf } from '../../shared/listing.ts';
+import { loadByPublicId } from '../../shared/load-by-public-id.ts';
+import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
+import type { CustomerRow } from './customer.entity.ts';
+import { customerRepository } from './customer.repository.ts';
+
+export const customerService = (em: EntityManager, clock: Clock) => {
+  const customers = customerRepository(em);
+
+  // The row lock makes concurrent PATCHes apply one after the other, so no address merge is lost.
+  const changeCustomer = (workspaceId: string, publicId: string, change: (row: CustomerRow) => Partial<CustomerRow>) =>
+    em.transactional(async (tx) => {
+      const row = await loadByPublicId('customer', publicId, (id) => customers.findForUpdate(tx, workspaceId, id));
+      tx.assign(row, change(row));
+      return { data: customerView(row) };
+    });
+
+  return {
+    list: async (workspaceId: string, query: ListCustomersQuery) => {
+      const filter = { q: query.q, includeDeleted: query.include_deleted };
+      const rows = await customers.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
+      return toPage(rows, query.limit, customerView);
+    },
+
+    create: async (workspaceId: string, body: CreateCustomerBody) => {
+      const row = customers.add(newCustomer(workspaceId, body, clock()));
+      await em.flush();
+      return { data: customerView(row) };
+    },
+
+    retrieve: async (workspaceId: string, publicId: string) => ({
+      data: customerView(await loadByPublicId('customer', publicId, (id) => customers.findInWorkspace(workspaceId, id))),
+    }),
+
+    update: (workspaceId: string, publicId: string, patch: UpdateCustomerBody) =>
+      changeCustomer(workspaceId, publicId, (row) => customerChanges(row, patch)),
+
+    archive: (workspaceId: string, publicId: string) => changeCustomer(workspaceId, publicId, archivedCustomer),
+  };
+};
+
+export type CustomerService = ReturnType<typeof customerService>;

@@ -1,0 +1,50 @@
+import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
+import { notFound, toPage } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../shared/clock.ts';
+import { positionOf } from '../../shared/listing.ts';
+import { loadByPublicId } from '../../shared/load-by-public-id.ts';
+import { productRepository } from '../products/product.repository.ts';
+import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain.ts';
+import type { PriceRow } from './price.entity.ts';
+import { priceRepository } from './price.repository.ts';
+
+export const priceService = (em: EntityManager, clock: Clock) => {
+  const prices = priceRepository(em);
+  const products = productRepository(em);
+
+  const changePrice = (workspaceId: string, publicId: string, change: (row: PriceRow) => Partial<PriceRow>) =>
+    em.transactional(async (tx) => {
+      const row = await loadByPublicId('price', publicId, (id) => prices.findForUpdate(tx, workspaceId, id));
+      tx.assign(row, change(row));
+      return { data: priceView(row) };
+    });
+
+  return {
+    list: async (workspaceId: string, query: ListPricesQuery) => {
+      const filter = { productId: query.product, active: query.active, currency: query.currency, type: query.type };
+      const rows = await prices.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
+      return toPage(rows, query.limit, priceView);
+    },
+
+    create: async (workspaceId: string, body: CreatePriceBody) => {
+      const row = newPrice(workspaceId, body, clock());
+      // Products are archived, never removed, so one that exists now still exists at commit.
+      if (!(await products.existsInWorkspace(workspaceId, body.product))) throw notFound('product', toPublicId('product', body.product));
+      prices.add(row);
+      await em.flush();
+      return { data: priceView(row) };
+    },
+
+    retrieve: async (workspaceId: string, publicId: string) => ({
+      data: priceView(await loadByPublicId('price', publicId, (id) => prices.findInWorkspace(workspaceId, id))),
+    }),
+
+    update: (workspaceId: string, publicId: string, patch: UpdatePriceBody) =>
+      changePrice(workspaceId, publicId, (row) => priceChanges(row, patch)),
+
+    archive: (workspaceId: string, publicId: string) => changePrice(workspaceId, publicId, archivedPrice),
+  };
+};
+
+export type PriceService = ReturnType<typeof priceService>;

@@ -1,0 +1,51 @@
+import { toPublicId, type CreateProductBody, type Product, type UpdateProductBody } from '@invoicing/contracts';
+import { newId } from '@invoicing/service-kit';
+import { isDeepStrictEqual } from 'node:util';
+import type { ProductRow } from './product.entity.ts';
+
+export type EditableProduct = Pick<ProductRow, 'name' | 'description' | 'images' | 'active'>;
+
+export const newProduct = (workspaceId: string, body: CreateProductBody, now: Date): ProductRow => ({
+  id: newId(),
+  workspaceId,
+  name: body.name,
+  description: body.description ?? null,
+  images: body.images,
+  active: body.active,
+  created: now,
+  updated: now,
+});
+
+/**
+ * The fields that really change, with `updated` moved to `now` when any does; a PATCH that sends
+ * the current values (or an archive of an archived product) leaves `updated` alone.
+ */
+export const productChanges = (current: ProductRow, proposed: Partial<EditableProduct>, now: Date): Partial<ProductRow> => {
+  const changes: Partial<EditableProduct> = {};
+  for (const key of Object.keys(proposed) as (keyof EditableProduct)[]) {
+    const value = proposed[key];
+    if (value !== undefined && !isDeepStrictEqual(value, current[key])) Object.assign(changes, { [key]: value });
+  }
+  return Object.keys(changes).length === 0 ? {} : { ...changes, updated: now };
+};
+
+export const productPatch = (patch: UpdateProductBody): Partial<EditableProduct> => ({
+  ...(patch.name !== undefined ? { name: patch.name } : {}),
+  ...(patch.description !== undefined ? { description: patch.description } : {}),
+  ...(patch.images !== undefined ? { images: patch.images } : {}),
+  ...(patch.active !== undefined ? { active: patch.active } : {}),
+});
+
+/** DELETE archives: the product leaves the active catalog, and prices and invoice lines stay as they are. */
+export const ARCHIVE: Partial<EditableProduct> = { active: false };
+
+export const productView = (row: ProductRow): Product => ({
+  id: toPublicId('product', row.id),
+  object: 'product',
+  name: row.name,
+  description: row.description ?? null,
+  images: row.images,
+  active: row.active,
+  created: row.created.toISOString(),
+  updated: row.updated.toISOString(),
+});

@@ -1,0 +1,44 @@
+import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
+import { toPage } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../shared/clock.ts';
+import { positionOf } from '../../shared/listing.ts';
+import { loadByPublicId } from '../../shared/load-by-public-id.ts';
+import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
+import { productRepository } from './product.repository.ts';
+
+export const productService = (em: EntityManager, clock: Clock) => {
+  const products = productRepository(em);
+
+  const changeProduct = (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) =>
+    em.transactional(async (tx) => {
+      const row = await loadByPublicId('product', publicId, (id) => products.findForUpdate(tx, workspaceId, id));
+      tx.assign(row, productChanges(row, proposed, clock()));
+      return { data: productView(row) };
+    });
+
+  return {
+    list: async (workspaceId: string, query: ListProductsQuery) => {
+      const filter = { q: query.q, active: query.active };
+      const rows = await products.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
+      return toPage(rows, query.limit, productView);
+    },
+
+    create: async (workspaceId: string, body: CreateProductBody) => {
+      const row = products.add(newProduct(workspaceId, body, clock()));
+      await em.flush();
+      return { data: productView(row) };
+    },
+
+    retrieve: async (workspaceId: string, publicId: string) => ({
+      data: productView(await loadByPublicId('product', publicId, (id) => products.findInWorkspace(workspaceId, id))),
+    }),
+
+    update: (workspaceId: string, publicId: string, patch: UpdateProductBody) =>
+      changeProduct(workspaceId, publicId, productPatch(patch)),
+
+    archive: (workspaceId: string, publicId: string) => changeProduct(workspaceId, publicId, ARCHIVE),
+  };
+};
+
+export type ProductService = ReturnType<typeof productService>;
