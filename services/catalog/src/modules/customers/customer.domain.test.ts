@@ -1,0 +1,53 @@
+import type { Address } from '@invoicing/contracts';
+import { describe, expect, it } from 'vitest';
+import { customerChanges, EMPTY_ADDRESS, mergeAddress, newCustomer } from './customer.domain.ts';
+import type { CustomerRow } from './customer.entity.ts';
+
+const address = (overrides: Partial<Address> = {}): Address => ({
+  ...EMPTY_ADDRESS, line1: '1 Main St', city: 'Springfield', country: 'US', ...overrides,
+});
+
+const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
+  id: '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887',
+  workspaceId: '0190f3e2-0000-7000-8000-000000000001',
+  name: 'Acme',
+  email: 'ap@acme.test',
+  phone: null,
+  taxId: 'US-1',
+  address: address(),
+  deleted: false,
+  created: new Date('2026-01-01T00:00:00.000Z'),
+  ...overrides,
+});
+
+describe('mergeAddress', () => {
+  it.each<[string, Partial<Address> | undefined, Address]>([
+    ['nothing sent keeps everything', undefined, address()],
+    ['an empty object keeps everything', {}, address()],
+    ['a key sent replaces that key only', { city: 'Shelbyville' }, address({ city: 'Shelbyville' })],
+    ['null clears that key only', { line1: null }, address({ line1: null })],
+    ['several keys at once', { line2: 'Suite 5', postal_code: '12345' }, address({ line2: 'Suite 5', postal_code: '12345' })],
+  ])('%s', (_, sent, expected) => {
+    expect(mergeAddress(address(), sent)).toEqual(expected);
+  });
+});
+
+describe('customerChanges', () => {
+  it.each<[string, Parameters<typeof customerChanges>[1], Partial<CustomerRow>]>([
+    ['an empty patch changes nothing', {}, {}],
+    ['a name', { name: 'Acme Inc' }, { name: 'Acme Inc' }],
+    ['email null (sent as "" or null) clears it', { email: null }, { email: null }],
+    ['tax_id and phone', { tax_id: null, phone: '555' }, { taxId: null, phone: '555' }],
+    ['address merges into the stored one', { address: { city: null } }, { address: address({ city: null }) }],
+  ])('%s', (_, patch, expected) => {
+    expect(customerChanges(makeCustomer(), patch)).toEqual(expected);
+  });
+});
+
+describe('newCustomer', () => {
+  it('fills every unsent field with null and starts not deleted', () => {
+    const sut = newCustomer('0190f3e2-0000-7000-8000-000000000001', { name: 'Solo' }, new Date('2026-02-03T04:05:06.789Z'));
+    expect(sut).toMatchObject({ name: 'Solo', email: null, phone: null, taxId: null, address: EMPTY_ADDRESS, deleted: false });
+    expect(sut.created.toISOString()).toBe('2026-02-03T04:05:06.789Z');
+  });
+});
