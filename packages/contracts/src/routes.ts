@@ -2,6 +2,9 @@ import { customerOperations } from './catalog/customers.ts';
 import { priceOperations } from './catalog/prices.ts';
 import { productOperations } from './catalog/products.ts';
 import { gatewayOperations } from './gateway.ts';
+import { accountOperations } from './billing/account.ts';
+import { invoiceOperations } from './billing/invoices.ts';
+import { numberingOperations } from './billing/numbering.ts';
 import type { Operation } from './operation.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
@@ -10,4 +13,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...customerOperations,
   ...productOperations,
   ...priceOperations,
+  ...invoiceOperations,
+  ...numberingOperations,
+  ...accountOperations,
 ];

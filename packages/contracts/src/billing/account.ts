@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { Address, AddressInput, dataOf, emptyAsNull } from '../common.ts';
+import { CurrencyCode } from '../currencies.ts';
+import { defineOperation } from '../operation.ts';
+
+export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
+export const DEFAULT_TIMEZONE = 'UTC';
+export const DEFAULT_CURRENCY = 'USD';
+export const NUMBER_FORMAT_MAX = 64;
+export const SEQUENCE_WIDTH_MAX = 12;
+
+const NUMBER_FORMAT_TOKEN = /\{([^{}]*)\}/g;
+
+/**
+ * What is wrong with a number format, or an empty list. Tokens: `{YYYY}`, `{YY}`, `{MM}` and
+ * `{SEQ:n}` (exactly once); other characters are literal. An unknown `{...}` token is refused
+ * rather than printed, since it is almost always a typo; `{MM}` needs a year beside it, or the
+ * same number would come back every year.
+ */
+export const numberFormatProblems = (format: string): string[] => {
+  const problems: string[] = [];
+  const tokens = [...format.matchAll(NUMBER_FORMAT_TOKEN)].map((match) => match[1] ?? '');
+  const sequences = tokens.filter((token) => /^SEQ:\d+$/.test(token));
+  const unknown = tokens.filter((token) => !/^(YYYY|YY|MM|SEQ:\d+)$/.test(token));
+  if (sequences.length !== 1) problems.push('must contain the sequence token {SEQ:n} exactly once');
+  for (const token of sequences) {
+    const width = Number(token.slice(4));
+    if (width < 1 || width > SEQUENCE_WIDTH_MAX) problems.push(`{SEQ:n} needs n between 1 and ${SEQUENCE_WIDTH_MAX}`);
+  }
+  if (unknown.length) problems.push(`unknown token ${unknown.map((t) => `{${t}}`).join(', ')}; use {YYYY}, {YY}, {MM} or {SEQ:n}`);
+  if (tokens.includes('MM') && !tokens.includes('YYYY') && !tokens.includes('YY')) {
+    problems.push('{MM} needs {YYYY} or {YY} beside it, or numbers would repeat every year');
+  }
+  if (/[{}]/.test(format.replace(NUMBER_FORMAT_TOKEN, ''))) problems.push('has an unmatched { or }');
+  return problems;
+};
+
+export const NumberFormat = z
+  .string()
+  .min(1)
+  .max(NUMBER_FORMAT_MAX)
+  .superRefine((format, ctx) => {
+    for (const message of numberFormatProblems(format)) ctx.addIssue({ code: 'custom', message });
+  })
+  .meta({
+    description:
+      'Invoice number format. Tokens: `{YYYY}`, `{YY}`, `{MM}` (the period becomes the month) and `{SEQ:n}` (the sequence, zero-padded to at least n digits; required exactly once). Other characters are literal. Without a year or month token the series never restarts.',
+    example: DEFAULT_NUMBER_FORMAT,
+  });
+
+const isTimeZone = (zone: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const TimeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC')
+  .meta({ description: 'IANA time zone; decides "today", overdue and the numbering period.', example: 'Europe/Berlin' });
+
+export const BrandColor = z
+  .string()
+  .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a hex colour such as #1A2B3C')
+  .transform((colour) => colour.toUpperCase());
+
+/** The workspace's business profile and invoicing settings; finalization copies what it needs. */
+export const Account = z
+  .object({
+    object: z.literal('account'),
+    business_name: z.string().nullable(),
+    email: z.string().nullable(),
+    address: Address,
+    tax_id: z.string().nullable(),
+    default_currency: z.string().describe('Currency of new invoices that name none.').meta({ example: 'USD' }),
+    timezone: z.string().meta({ example: 'UTC' }),
+    number_format: z.string().meta({ example: DEFAULT_NUMBER_FORMAT }),
+    payment_instructions: z.string().nullable().describe('Printed on invoices, such as bank details.'),
+    brand_color: z.string().nullable().meta({ example: '#1A2B3C' }),
+  })
+  .meta({ id: 'Account' });
+export type Account = z.infer<typeof Account>;
+
+const text = (max: number) => emptyAsNull(z.string().trim().max(max));
+
+export const UpdateAccountBody = z
+  .strictObject({
+    business_name: text(200).optional().describe('Null or an empty string clears it.'),
+    email: emptyAsNull(z.email().max(254)).optional(),
+    address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
+    tax_id: text(50).optional(),
+    default_currency: CurrencyCode.optional(),
+    timezone: TimeZone.optional(),
+    number_format: NumberFormat.optional().describe(
+      'Applies to the next finalization. A series is (format, period) and keeps its counter for ever: going back to an earlier format continues where it stopped.',
+    ),
+    payment_instructions: text(2000).optional(),
+    brand_color: emptyAsNull(BrandColor).optional(),
+  })
+  .meta({ id: 'UpdateAccountBody' });
+export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;
+
+const tag = 'Account';
+const service = 'billing';
+
+export const retrieveAccount = defineOperation({
+  operationId: 'retrieveAccount',
+  summary: "Retrieve the workspace's business profile and settings",
+  tag, service, method: 'GET', path: '/api/v1/account', scope: 'account:read', idempotency: 'none',
+  responses: { 200: { description: 'The account; defaults until first updated.', schema: dataOf(Account) } },
+});
+
+export const updateAccount = defineOperation({
+  operationId: 'updateAccount',
+  summary: "Update the workspace's business profile and settings",
+  description: 'Omitted fields keep their values; `address` merges by key. Finalized invoices keep the snapshot they took.',
+  tag, service, method: 'PATCH', path: '/api/v1/account', scope: 'account:write', idempotency: 'optional',
+  body: UpdateAccountBody,
+  responses: { 200: { description: 'The updated account.', schema: dataOf(Account) } },
+});
+
+export const accountOperations = [retrieveAccount, updateAccount];

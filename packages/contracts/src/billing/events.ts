@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { EventEnvelope } from '../events.ts';
+import { Invoice } from './invoices.ts';
+
+/** Subjects billing publishes: `<context>.<aggregate>.<past-tense-verb>`. */
+export const BILLING_SUBJECTS = {
+  invoiceCreated: 'billing.invoice.created',
+  invoiceUpdated: 'billing.invoice.updated',
+  invoiceDeleted: 'billing.invoice.deleted',
+  invoiceFinalized: 'billing.invoice.finalized',
+  invoicePaid: 'billing.invoice.paid',
+  invoiceVoided: 'billing.invoice.voided',
+  invoiceOverdue: 'billing.invoice.overdue',
+} as const;
+export type BillingSubject = (typeof BILLING_SUBJECTS)[keyof typeof BILLING_SUBJECTS];
+
+/** The invoice as the API returns it at the moment of the event, lines included. */
+export const InvoiceEventData = z.object({ object: Invoice }).meta({ id: 'InvoiceEventData' });
+export type InvoiceEventData = z.infer<typeof InvoiceEventData>;
+
+/** The payload schema of each subject. */
+export const BILLING_EVENT_DATA = {
+  'billing.invoice.created': InvoiceEventData,
+  'billing.invoice.updated': InvoiceEventData,
+  'billing.invoice.deleted': InvoiceEventData,
+  'billing.invoice.finalized': InvoiceEventData,
+  'billing.invoice.paid': InvoiceEventData,
+  'billing.invoice.voided': InvoiceEventData,
+  'billing.invoice.overdue': InvoiceEventData,
+} as const satisfies Record<BillingSubject, z.ZodType>;
+
+export type BillingEventData<S extends BillingSubject> = z.infer<(typeof BILLING_EVENT_DATA)[S]>;
+
+/** A billing event as it travels: the envelope with `type` = subject and that subject's payload. */
+export type BillingEvent<S extends BillingSubject = BillingSubject> = EventEnvelope<BillingEventData<S>> & { type: S };
+
+/** The envelope schema of one subject, for consumers that validate what they receive. */
+export const billingEventSchema = <S extends BillingSubject>(subject: S) =>
+  EventEnvelope.extend({ type: z.literal(subject), data: BILLING_EVENT_DATA[subject] });
+
+export const isBillingSubject = (subject: string): subject is BillingSubject => subject in BILLING_EVENT_DATA;

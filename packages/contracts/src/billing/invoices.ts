@@ -1,0 +1,362 @@
+import { z } from 'zod';
+import { Address, CalendarDate, dataOf, emptyAsNull, MinorAmount, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { CurrencyCode } from '../currencies.ts';
+import { IdPathParams, idReference } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+import { TAX_RATE_DECIMALS } from '../catalog/prices.ts';
+
+export const INVOICE_STATUSES = ['draft', 'open', 'overdue', 'paid', 'void'] as const;
+export const InvoiceStatus = z.enum(INVOICE_STATUSES);
+export type InvoiceStatus = z.infer<typeof InvoiceStatus>;
+
+export const COLLECTION_METHODS = ['send_invoice', 'charge_automatically'] as const;
+export const CollectionMethod = z.enum(COLLECTION_METHODS);
+export type CollectionMethod = z.infer<typeof CollectionMethod>;
+
+export const INVOICE_ITEMS_MAX = 250;
+export const DAYS_UNTIL_DUE_MAX = 365;
+export const LINE_DESCRIPTION_MAX = 500;
+export const INVOICE_TEXT_MAX = 5000;
+export const PERCENT_OFF_DECIMALS = 2;
+
+/** A line discount: an amount in minor units or a percentage of the line, never both. */
+export const Discount = z
+  .object({
+    amount_off: z.int().nullable(),
+    percent_off: z.number().nullable(),
+  })
+  .meta({ id: 'Discount' });
+export type Discount = z.infer<typeof Discount>;
+
+export const DiscountInput = z
+  .strictObject({
+    amount_off: MinorAmount.optional().describe('Minor units off the line; at most the line subtotal.'),
+    percent_off: z
+      .number()
+      .min(0)
+      .max(100)
+      .multipleOf(10 ** -PERCENT_OFF_DECIMALS)
+      .optional()
+      .describe(`Percent off the line, 0 to 100 with at most ${PERCENT_OFF_DECIMALS} decimals; rounded half up.`),
+  })
+  .refine((discount) => (discount.amount_off === undefined) !== (discount.percent_off === undefined), {
+    message: 'must hold exactly one of amount_off or percent_off',
+  })
+  .meta({ id: 'DiscountInput' });
+export type DiscountInput = z.infer<typeof DiscountInput>;
+
+const TaxRateInput = z
+  .number()
+  .min(0)
+  .max(100)
+  .multipleOf(10 ** -TAX_RATE_DECIMALS)
+  .describe(`Percentage 0 to 100 with at most ${TAX_RATE_DECIMALS} decimals: 8.5 means 8.5 percent.`);
+
+/**
+ * One line as sent: a catalog line names a `price` (unit amount, currency and tax rate come from
+ * it; the description defaults to the product's name); an ad-hoc line gives `description` and
+ * `unit_amount`. Every line sent is a new line.
+ */
+export const InvoiceItemInput = z
+  .strictObject({
+    price: idReference('price').optional().describe('A `price_` ID (or UUID) for a catalog line; an archived price is refused.'),
+    description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX).optional().describe('Required on ad-hoc lines; overrides the product name on catalog lines.'),
+    unit_amount: MinorAmount.optional().describe('Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines.'),
+    tax_rate: TaxRateInput.optional().describe('Ad-hoc lines only; default 0. Catalog lines take the price’s rate.'),
+    quantity: z.int().min(1).max(Number.MAX_SAFE_INTEGER).default(1).describe('Integer ≥ 1; default 1.'),
+    discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
+  })
+  .superRefine((item, ctx) => {
+    const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+    if (item.price !== undefined) {
+      if (item.unit_amount !== undefined) refuse('unit_amount', 'comes from the price; leave it out on a line with price');
+      if (item.tax_rate !== undefined) refuse('tax_rate', 'comes from the price; leave it out on a line with price');
+    } else {
+      if (item.description === undefined) refuse('description', 'is required on a line without price');
+      if (item.unit_amount === undefined) refuse('unit_amount', 'is required on a line without price');
+    }
+  })
+  .meta({ id: 'InvoiceItemInput' });
+export type InvoiceItemInput = z.infer<typeof InvoiceItemInput>;
+
+/** An invoice line item. */
+export const InvoiceLine = z
+  .object({
+    id: z.string().meta({ example: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
+    object: z.literal('invoiceitem'),
+    price: z.string().nullable().describe('`price_` ID of a catalog line; null for ad-hoc lines.'),
+    product: z.string().nullable().describe('`prod_` ID of a catalog line; null for ad-hoc lines.'),
+    description: z.string(),
+    quantity: z.int(),
+    unit_amount: z.int().describe('Minor units per unit.'),
+    discount: Discount.nullable(),
+    discount_amount: z.int().describe('The discount in minor units.'),
+    tax_rate: z.number().describe('Percentage: 8.5 means 8.5 percent.'),
+    amount: z.int().describe('quantity × unit_amount − discount_amount.'),
+    tax: z.int().describe('round_half_up(amount × tax_rate / 100).'),
+  })
+  .meta({ id: 'InvoiceLine' });
+export type InvoiceLine = z.infer<typeof InvoiceLine>;
+
+/** The seller as it was at finalization. */
+export const BusinessSnapshot = z
+  .object({
+    business_name: z.string().nullable(),
+    email: z.string().nullable(),
+    address: Address,
+    tax_id: z.string().nullable(),
+    payment_instructions: z.string().nullable(),
+    brand_color: z.string().nullable(),
+  })
+  .meta({ id: 'BusinessSnapshot' });
+export type BusinessSnapshot = z.infer<typeof BusinessSnapshot>;
+
+/** The customer as it was at finalization. */
+export const CustomerSnapshot = z
+  .object({
+    name: z.string(),
+    email: z.string().nullable(),
+    address: Address,
+    tax_id: z.string().nullable(),
+  })
+  .meta({ id: 'CustomerSnapshot' });
+export type CustomerSnapshot = z.infer<typeof CustomerSnapshot>;
+
+const invoiceFields = {
+  id: z.string().meta({ example: 'in_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
+  object: z.literal('invoice'),
+  number: z.string().nullable().describe('Null while draft; assigned at finalization from the consecutive series.'),
+  status: InvoiceStatus.describe('`overdue` is an open invoice past its due date in the workspace’s time zone.'),
+  customer: z.string().describe('`cus_` ID.'),
+  customer_name: z.string().describe('The customer’s name when the invoice was last saved (finalized: as in the snapshot).'),
+  currency: z.string().describe('Uppercase ISO 4217 code.').meta({ example: 'USD' }),
+  collection_method: CollectionMethod,
+  issue_date: CalendarDate,
+  due_date: CalendarDate.nullable(),
+  days_until_due: z.int().nullable().describe('The days that set `due_date`, when it was set that way.'),
+  subtotal: z.int().describe('Σ quantity × unit_amount.'),
+  discount_total: z.int(),
+  taxable_amount: z.int().describe('subtotal − discount_total.'),
+  tax_total: z.int(),
+  total: z.int().describe('taxable_amount + tax_total.'),
+  amount_due: z.int().describe('0 while draft; total while open or overdue; 0 once paid or void.'),
+  amount_paid: z.int(),
+  notes: z.string().nullable(),
+  footer: z.string().nullable(),
+  business_snapshot: BusinessSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
+  customer_snapshot: CustomerSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
+  public_url_token: z.string().nullable(),
+  public_url: z.string().nullable().describe('The public page: `{public_url_base}/i/<public_url_token>`.'),
+  finalized_at: Timestamp.nullable(),
+  paid_at: Timestamp.nullable(),
+  payment_reference: z.string().nullable(),
+  voided_at: Timestamp.nullable(),
+  void_reason: z.string().nullable(),
+  snapshot_sha256: z.string().nullable().describe('SHA-256 (hex) of the canonical JSON of the finalized invoice.'),
+  chain_sha256: z.string().nullable().describe('SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash.'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const InvoiceLines = z.object({ object: z.literal('list'), data: z.array(InvoiceLine) }).meta({ id: 'InvoiceLines' });
+
+export const Invoice = z.object({ ...invoiceFields, lines: InvoiceLines }).meta({ id: 'Invoice' });
+export type Invoice = z.infer<typeof Invoice>;
+
+/** The pay and void responses: the invoice without `lines`. */
+export const InvoiceSummary = z.object(invoiceFields).meta({ id: 'InvoiceSummary' });
+export type InvoiceSummary = z.infer<typeof InvoiceSummary>;
+
+const text = emptyAsNull(z.string().max(INVOICE_TEXT_MAX));
+const items = z
+  .array(InvoiceItemInput)
+  .min(1, 'needs at least one item')
+  .max(INVOICE_ITEMS_MAX)
+  .describe(`1 to ${INVOICE_ITEMS_MAX} lines.`);
+
+const invoiceInputFields = {
+  currency: CurrencyCode.optional().describe('Default: the account’s currency. Accepted in any case.'),
+  collection_method: CollectionMethod.optional().describe('Default `send_invoice`.'),
+  issue_date: CalendarDate.optional().describe('Default: today in the workspace’s time zone.'),
+  due_date: emptyAsNull(CalendarDate).optional().describe('Not before issue_date; an empty string or null clears it.'),
+  days_until_due: z
+    .int()
+    .min(0)
+    .max(DAYS_UNTIL_DUE_MAX)
+    .nullable()
+    .optional()
+    .describe(`0 to ${DAYS_UNTIL_DUE_MAX}: sets due_date = issue_date + days_until_due; ignored when due_date is sent.`),
+  notes: text.optional().describe('Null or an empty string leaves it blank.'),
+  footer: text.optional().describe('Null or an empty string leaves it blank.'),
+};
+
+export const CreateInvoiceBody = z
+  .strictObject({
+    customer: idReference('customer').describe('`cus_` ID (or UUID) of a customer in the workspace.'),
+    ...invoiceInputFields,
+    items,
+  })
+  .meta({ id: 'CreateInvoiceBody' });
+export type CreateInvoiceBody = z.infer<typeof CreateInvoiceBody>;
+
+export const UpdateInvoiceBody = z
+  .strictObject({
+    customer: idReference('customer').optional(),
+    ...invoiceInputFields,
+    items: items.optional().describe('Replaces every line; at least one.'),
+  })
+  .meta({ id: 'UpdateInvoiceBody' });
+export type UpdateInvoiceBody = z.infer<typeof UpdateInvoiceBody>;
+
+export const PayInvoiceBody = z
+  .strictObject({
+    paid_on: CalendarDate.optional().describe('When the payment arrived, not after today; default: now. Stored in `paid_at` (midnight UTC of that date).'),
+    payment_reference: emptyAsNull(z.string().trim().max(500)).optional().describe('Free text such as a bank transaction ID; not printed on the PDF.'),
+  })
+  .meta({ id: 'PayInvoiceBody' });
+export type PayInvoiceBody = z.infer<typeof PayInvoiceBody>;
+
+export const VoidInvoiceBody = z
+  .strictObject({
+    reason: emptyAsNull(z.string().trim().max(500)).optional().describe('Stored in `void_reason` and shown in the timeline.'),
+  })
+  .meta({ id: 'VoidInvoiceBody' });
+export type VoidInvoiceBody = z.infer<typeof VoidInvoiceBody>;
+
+/** A datetime, or a date meaning that whole day in UTC. */
+const CreatedBound = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .describe('ISO 8601 datetime, or a date (the whole day, UTC).');
+
+export const ListInvoicesQuery = z.strictObject({
+  ...PageQuery.shape,
+  customer: idReference('customer').optional().describe('Only this customer’s invoices (`cus_` ID or UUID).'),
+  status: InvoiceStatus.optional().describe('`overdue` and `open` are told apart as reads report them.'),
+  q: SearchQuery.optional().describe('Partial, case-insensitive match on number, customer name and notes.'),
+  'created[gte]': CreatedBound.optional().describe('Created at or after.'),
+  'created[lte]': CreatedBound.optional().describe('Created at or before.'),
+});
+export type ListInvoicesQuery = z.infer<typeof ListInvoicesQuery>;
+
+const timelineBase = {
+  object: z.literal('timeline_entry'),
+  occurred_at: Timestamp,
+  key_id: z.string().nullable().describe('The API key that acted; null for the system (the overdue sweep).'),
+  request_id: z.string().nullable(),
+};
+
+export const TimelineEntry = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('created'), ...timelineBase }),
+    z.object({ type: z.literal('updated'), ...timelineBase }),
+    z.object({ type: z.literal('finalized'), ...timelineBase, number: z.string() }),
+    z.object({ type: z.literal('paid'), ...timelineBase, paid_on: CalendarDate.nullable(), payment_reference: z.string().nullable() }),
+    z.object({ type: z.literal('voided'), ...timelineBase, reason: z.string().nullable() }),
+    z.object({ type: z.literal('overdue'), ...timelineBase, due_date: CalendarDate }),
+  ])
+  .meta({ id: 'TimelineEntry' });
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+export type TimelineEntryType = TimelineEntry['type'];
+
+const tag = 'Invoices';
+const service = 'billing';
+
+export const listInvoices = defineOperation({
+  operationId: 'listInvoices',
+  summary: 'List invoices, newest first',
+  tag, service, method: 'GET', path: '/api/v1/invoices', scope: 'invoices:read', idempotency: 'none',
+  query: ListInvoicesQuery,
+  responses: { 200: { description: 'A page of invoices.', schema: pageOf(Invoice) } },
+});
+
+export const createInvoice = defineOperation({
+  operationId: 'createInvoice',
+  summary: 'Create a draft invoice',
+  description: 'Catalog lines take description, unit amount and tax rate from the price, which must be active and in the invoice currency.',
+  tag, service, method: 'POST', path: '/api/v1/invoices', scope: 'invoices:write', idempotency: 'required',
+  body: CreateInvoiceBody,
+  errors: [404],
+  responses: { 201: { description: 'The draft: number null, amount_due 0.', schema: dataOf(Invoice) } },
+});
+
+export const retrieveInvoice = defineOperation({
+  operationId: 'retrieveInvoice',
+  summary: 'Retrieve an invoice',
+  tag, service, method: 'GET', path: '/api/v1/invoices/:id', scope: 'invoices:read', idempotency: 'none',
+  params: IdPathParams,
+  responses: { 200: { description: 'The invoice.', schema: dataOf(Invoice) } },
+});
+
+export const updateInvoice = defineOperation({
+  operationId: 'updateInvoice',
+  summary: 'Update a draft invoice',
+  description:
+    'Omitted fields keep their values; `items` replaces every line. Changing `currency` drops catalog lines priced in the old currency. 409 `invalid_state` once finalized.',
+  tag, service, method: 'PATCH', path: '/api/v1/invoices/:id', scope: 'invoices:write', idempotency: 'optional',
+  params: IdPathParams,
+  body: UpdateInvoiceBody,
+  responses: { 200: { description: 'The updated draft with its full lines.', schema: dataOf(Invoice) } },
+});
+
+export const deleteInvoice = defineOperation({
+  operationId: 'deleteInvoice',
+  summary: 'Delete a draft invoice',
+  description: 'Drafts have no number, so deleting one leaves no gap. 409 `invalid_state` once finalized.',
+  tag, service, method: 'DELETE', path: '/api/v1/invoices/:id', scope: 'invoices:write', idempotency: 'optional',
+  params: IdPathParams,
+  responses: { 204: { description: 'Deleted.' } },
+});
+
+export const finalizeInvoice = defineOperation({
+  operationId: 'finalizeInvoice',
+  summary: 'Finalize a draft: assign its number, freeze it, open it',
+  description:
+    'Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
+  tag, service, method: 'POST', path: '/api/v1/invoices/:id/finalize', scope: 'invoices:finalize', idempotency: 'required',
+  params: IdPathParams,
+  responses: { 200: { description: 'The finalized invoice.', schema: dataOf(Invoice) } },
+});
+
+export const payInvoice = defineOperation({
+  operationId: 'payInvoice',
+  summary: 'Record a payment received outside the service',
+  description: 'Bookkeeping only: no charge, no funds moved. The invoice must be open or overdue.',
+  tag, service, method: 'POST', path: '/api/v1/invoices/:id/pay', scope: 'payments:write', idempotency: 'required',
+  params: IdPathParams,
+  body: PayInvoiceBody,
+  bodyOptional: true,
+  responses: { 200: { description: 'The paid invoice, without `lines`.', schema: dataOf(InvoiceSummary) } },
+});
+
+export const voidInvoice = defineOperation({
+  operationId: 'voidInvoice',
+  summary: 'Void an unpaid finalized invoice',
+  description: 'The number stays on the record. The invoice must be open or overdue; a paid invoice cannot be voided.',
+  tag, service, method: 'POST', path: '/api/v1/invoices/:id/void', scope: 'invoices:finalize', idempotency: 'required',
+  params: IdPathParams,
+  body: VoidInvoiceBody,
+  bodyOptional: true,
+  responses: { 200: { description: 'The void invoice, without `lines`; `paid_at` is null.', schema: dataOf(InvoiceSummary) } },
+});
+
+export const listInvoiceTimeline = defineOperation({
+  operationId: 'listInvoiceTimeline',
+  summary: 'What happened to an invoice, oldest first',
+  description: 'Created, updated, finalized (number), paid (date, reference), voided (reason) and overdue, each with its time and the key that did it.',
+  tag, service, method: 'GET', path: '/api/v1/invoices/:id/timeline', scope: 'invoices:read', idempotency: 'none',
+  params: IdPathParams,
+  query: PageQuery,
+  responses: { 200: { description: 'A page of timeline entries, oldest first.', schema: pageOf(TimelineEntry) } },
+});
+
+export const invoiceOperations = [
+  listInvoices,
+  createInvoice,
+  retrieveInvoice,
+  updateInvoice,
+  deleteInvoice,
+  finalizeInvoice,
+  payInvoice,
+  voidInvoice,
+  listInvoiceTimeline,
+];
