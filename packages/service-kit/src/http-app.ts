@@ -3,7 +3,7 @@ import type { Operation } from '@invoicing/contracts';
 import { RequestContext } from '@mikro-orm/core';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
@@ -138,7 +138,8 @@ export const registerOperation = <O extends Operation>(
     schema: {
       ...(operation.params ? { params: operation.params } : {}),
       ...(operation.query ? { querystring: operation.query } : {}),
-      ...(operation.body ? { body: operation.body } : {}),
+      // An optional body arrives as null when none is sent: it then parses as `{}`, so defaults apply.
+      ...(operation.body ? { body: operation.bodyOptional ? z.preprocess((value) => value ?? {}, operation.body) : operation.body } : {}),
       response,
     },
     handler: async (request, reply) => {

@@ -8,5 +8,6 @@ export * from './internal-headers.ts';
 export * from './logging.ts';
 export * from './problem.ts';
 export * from './run-service.ts';
+export * from './service-client.ts';
 export * from './local-postgres.ts';
 export * from './events/index.ts';

@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import { Pool } from 'undici';
+import { unavailable } from './app-error.ts';
+import type { Caller } from './http-app.ts';
+import { INTERNAL_HEADERS } from './internal-headers.ts';
+
+export interface ServiceClientOptions {
+  /** The other service's origin, such as `http://127.0.0.1:3101`. */
+  baseUrl: string;
+  /** Its name, for error messages: `catalog`. */
+  name: string;
+  internalToken: string;
+  /** Whole-request deadline: connect, headers and body. */
+  timeoutMs: number;
+  /** Keep-alive connections kept open to it. */
+  connections?: number;
+}
+
+/**
+ * A keep-alive HTTP client for calling another service with the caller's identity (the internal
+ * headers the gateway set). Every failure to get an answer in time — refused connection, timeout,
+ * 5xx — is a 503 `unavailable`, never a hang; a 404 is `undefined`, for the caller to report as
+ * its own 404; any other status, or a body that breaks the contract, is a bug between services
+ * and surfaces as a 500 that leaks nothing.
+ */
+export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, connections = 16 }: ServiceClientOptions) => {
+  const pool = new Pool(baseUrl, {
+    connections,
+    connectTimeout: timeoutMs,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 30_000,
+  });
+
+  const get = async <S extends z.ZodType>(path: string, caller: Caller, schema: S): Promise<z.output<S> | undefined> => {
+    let response: Awaited<ReturnType<typeof pool.request>>;
+    try {
+      response = await pool.request({
+        method: 'GET',
+        path,
+        headers: {
+          [INTERNAL_HEADERS.token]: internalToken,
+          [INTERNAL_HEADERS.workspaceId]: caller.workspaceId,
+          [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId,
+          [INTERNAL_HEADERS.requestId]: caller.requestId,
+          accept: 'application/json',
+        },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw unavailable(`The ${name} service did not answer; retry later.`);
+    }
+    const { statusCode, body } = response;
+    if (statusCode === 404) {
+      await body.dump();
+      return undefined;
+    }
+    if (statusCode >= 500) {
+      await body.dump();
+      throw unavailable(`The ${name} service is unavailable; retry later.`);
+    }
+    if (statusCode !== 200) {
+      await body.dump();
+      throw new Error(`The ${name} service answered GET ${path} with ${statusCode}.`);
+    }
+    let json: unknown;
+    try {
+      json = await body.json();
+    } catch {
+      throw unavailable(`The ${name} service broke off its answer; retry later.`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new Error(`The ${name} service answered GET ${path} with a body that breaks its contract: ${parsed.error.message}`);
+    return parsed.data;
+  };
+
+  return { get, close: () => pool.close() };
+};
+
+export type ServiceClient = ReturnType<typeof createServiceClient>;
