@@ -1,0 +1,45 @@
+import { localDatabaseSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
+import { z } from 'zod';
+
+const milliseconds = (defaultMs: number, min = 1) => z.coerce.number().int().min(min).default(defaultMs);
+
+const GatewaySettings = z
+  .object({
+    ...serviceSettings,
+    PORT: port(8080),
+    CATALOG_URL: z.url().default('http://127.0.0.1:3101').describe('Upstream of customers, products and prices.'),
+    BILLING_URL: z.url().default('http://127.0.0.1:3102'),
+    DOCUMENTS_URL: z.url().default('http://127.0.0.1:3103'),
+    NOTIFICATIONS_URL: z.url().default('http://127.0.0.1:3104'),
+    PUBLIC_URL_BASE: z.url().optional().describe("Origin of the public invoice pages; default the gateway's own origin."),
+    RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(6000).describe('Requests per API key per window.'),
+    RATE_LIMIT_WINDOW_MS: milliseconds(60_000),
+    IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (records are kept at least a day)').default(24),
+    UPSTREAM_TIMEOUT_MS: milliseconds(30_000, 100).describe('Longest wait for an upstream response before a 503.'),
+    API_KEY_CACHE_TTL_MS: milliseconds(30_000, 0).describe('Backstop for key changes whose notice was missed.'),
+  });
+
+export type GatewayConfig = z.infer<typeof GatewaySettings> & {
+  /** Where clients reach this gateway: the OpenAPI document's server. */
+  ownOrigin: string;
+  PUBLIC_URL_BASE: string;
+};
+
+/** The gateway's settings; throws ConfigError naming every bad variable. */
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig => {
+  const settings = parseConfig(GatewaySettings, env);
+  const host = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(settings.HOST) ? 'localhost' : settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST;
+  const ownOrigin = `http://${host}:${settings.PORT}`;
+  return { ...settings, ownOrigin, PUBLIC_URL_BASE: settings.PUBLIC_URL_BASE ?? ownOrigin };
+};
+
+const AdminSettings = z.object(localDatabaseSettings);
+export type AdminConfig = z.infer<typeof AdminSettings>;
+
+/** The operator command's settings: the database `npm start` uses. */
+export const loadAdminConfig = (env: NodeJS.ProcessEnv = process.env): AdminConfig => parseConfig(AdminSettings, env);
+
+const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL });
+
+/** `npm run migrate` needs only the database. */
+export const loadMigrateConfig = (env: NodeJS.ProcessEnv = process.env) => parseConfig(MigrateSettings, env);

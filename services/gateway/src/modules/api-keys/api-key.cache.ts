@@ -1,0 +1,81 @@
+import { keyIdOfSegment, keyIdSegmentOf } from './api-key.domain.ts';
+
+/** What authentication needs of a usable (existing, unrevoked) key. */
+export interface ActiveKey {
+  keyId: string;
+  workspaceId: string;
+  keyHash: string;
+  scopes: ReadonlySet<string>;
+}
+
+interface Entry {
+  key: ActiveKey | undefined;
+  expiresAt: number;
+}
+
+export interface ApiKeyCacheOptions {
+  /** The active key with this id; undefined when it does not exist or is revoked. */
+  load: (keyId: string) => Promise<ActiveKey | undefined>;
+  ttlMs: number;
+  maxEntries: number;
+}
+
+/**
+ * Keys by id segment, so that a request with a known key costs no database work. Unknown and
+ * revoked ids are cached too, so a flood of made-up keys cannot turn into a flood of queries.
+ * Changes announced by PostgreSQL evict entries at once; the TTL bounds staleness if a notice
+ * is ever missed.
+ */
+export class ApiKeyCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #loading = new Map<string, Promise<ActiveKey | undefined>>();
+  readonly #options: ApiKeyCacheOptions;
+  // A load that started before an eviction may have read the old row: it must not be cached.
+  #generation = 0;
+
+  constructor(options: ApiKeyCacheOptions) {
+    this.#options = options;
+  }
+
+  /** The active key behind an id segment (synchronously when cached), or undefined. */
+  find(segment: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
+    const entry = this.#entries.get(segment);
+    if (entry !== undefined && entry.expiresAt > Date.now()) return entry.key;
+    return this.#loadOnce(segment);
+  }
+
+  /** Forgets one key, by its id (dashed UUID), as announced by a change notice. */
+  evict(keyId: string): void {
+    this.#generation += 1;
+    this.#entries.delete(keyIdSegmentOf(keyId));
+  }
+
+  /** Forgets everything: after a lost notice connection, any entry may be stale. */
+  clear(): void {
+    this.#generation += 1;
+    this.#entries.clear();
+  }
+
+  #loadOnce(segment: string): Promise<ActiveKey | undefined> {
+    const pending = this.#loading.get(segment);
+    if (pending) return pending;
+    const generation = this.#generation;
+    const keyId = keyIdOfSegment(segment);
+    const load = (keyId === undefined ? Promise.resolve(undefined) : this.#options.load(keyId))
+      .then((key) => {
+        if (generation === this.#generation) this.#remember(segment, key);
+        return key;
+      })
+      .finally(() => this.#loading.delete(segment));
+    this.#loading.set(segment, load);
+    return load;
+  }
+
+  #remember(segment: string, key: ActiveKey | undefined): void {
+    if (this.#entries.size >= this.#options.maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(segment, { key, expiresAt: Date.now() + this.#options.ttlMs });
+  }
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { Idempotency } from '@invoicing/contracts';
+import { AppError } from '@invoicing/service-kit';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+/** A response as recorded for replay. */
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+/**
+ * The Idempotency-Key of a request to an operation with this rule, or undefined when there is
+ * none to honour. Reads ignore the header; a write that requires one gets 428 without it.
+ */
+export const idempotencyKeyOf = (header: string | string[] | undefined, rule: Idempotency): string | undefined => {
+  if (rule === 'none') return undefined;
+  if (header === undefined) {
+    if (rule === 'required') {
+      throw new AppError('idempotency_key_required', 'This operation requires an Idempotency-Key header (a UUID is recommended).');
+    }
+    return undefined;
+  }
+  if (typeof header !== 'string' || header.length === 0 || header.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+    throw new AppError('invalid_request', `The Idempotency-Key header must be one value of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters.`, {
+      errors: [{ path: 'Idempotency-Key', message: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters` }],
+    });
+  }
+  return header;
+};
+
+/** JSON with the keys of every object sorted, so that key order never changes a fingerprint. */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+};
+
+/** What makes two requests "the same request": method, path with query, and body. */
+export const fingerprintOf = (method: string, url: string, body: unknown): string =>
+  createHash('sha256')
+    .update(`${method} ${url}\n${body === undefined ? '' : canonicalJson(body)}`)
+    .digest('hex');
+
+// Per-connection, per-response or per-request headers: a replay carries its own.
+const NOT_REPLAYED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'trailer',
+  'te',
+  'content-length',
+  'date',
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+]);
+
+/** The headers of an upstream response that a replay repeats. */
+export const replayableHeaders = (headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> => {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !NOT_REPLAYED.has(name)) kept[name] = value;
+  }
+  return kept;
+};
+
+/** 5xx outcomes are not recorded: the request may be retried with the same key. */
+export const isRecordable = (status: number): boolean => status < 500;
