@@ -1,0 +1,22 @@
+import type { Address } from '@invoicing/contracts';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+export const AccountEntity = defineEntity({
+  name: 'Account',
+  tableName: 'accounts',
+  properties: {
+    workspaceId: p.uuid().primary(),
+    businessName: p.text().nullable(),
+    email: p.text().nullable(),
+    address: p.json<Address>(),
+    taxId: p.text().nullable(),
+    defaultCurrency: p.string().length(3),
+    timezone: p.text(),
+    numberFormat: p.text(),
+    paymentInstructions: p.text().nullable(),
+    brandColor: p.text().nullable(),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+});
+export type AccountRow = InferEntity<typeof AccountEntity>;

@@ -1,0 +1,191 @@
+import { AppError } from '@invoicing/service-kit';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { computeInvoice, computeLine, divideRoundingHalfUp, toScaledInteger, type LineInput } from './invoice-totals.domain.ts';
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const makeLine = (overrides: Partial<LineInput> = {}): LineInput => ({ quantity: 1, unitAmount: 1000, discount: null, taxRate: 0, ...overrides });
+
+const errorOf = (run: () => unknown): AppError => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a 400');
+};
+
+describe('line arithmetic', () => {
+  it.each([
+    // name, line, subtotal, discount, amount, tax
+    ['plain line', makeLine({ quantity: 3, unitAmount: 1999 }), 5997, 0, 5997, 0],
+    ['amount off', makeLine({ quantity: 2, unitAmount: 1000, discount: { amountOff: 250 } }), 2000, 250, 1750, 0],
+    ['percent off rounds half up', makeLine({ quantity: 1, unitAmount: 1005, discount: { percentOff: 10 } }), 1005, 101, 904, 0],
+    ['percent off with two decimals', makeLine({ quantity: 1, unitAmount: 10000, discount: { percentOff: 12.34 } }), 10000, 1234, 8766, 0],
+    ['percent off exactly .5 rounds up', makeLine({ quantity: 1, unitAmount: 5, discount: { percentOff: 10 } }), 5, 1, 4, 0],
+    ['percent off below .5 rounds down', makeLine({ quantity: 1, unitAmount: 4, discount: { percentOff: 10 } }), 4, 0, 4, 0],
+    ['100 percent off', makeLine({ quantity: 7, unitAmount: 333, discount: { percentOff: 100 }, taxRate: 19 }), 2331, 2331, 0, 0],
+    ['tax 8.5 percent rounds half up', makeLine({ quantity: 1, unitAmount: 1000, taxRate: 8.5 }), 1000, 0, 1000, 85],
+    ['tax exactly .5 rounds up', makeLine({ quantity: 1, unitAmount: 10, taxRate: 5 }), 10, 0, 10, 1],
+    ['tax below .5 rounds down', makeLine({ quantity: 1, unitAmount: 9, taxRate: 5 }), 9, 0, 9, 0],
+    ['tax with four decimals', makeLine({ quantity: 1, unitAmount: 1_000_000, taxRate: 7.1234 }), 1_000_000, 0, 1_000_000, 71234],
+    ['tax on the discounted amount', makeLine({ quantity: 4, unitAmount: 2500, discount: { amountOff: 1000 }, taxRate: 20 }), 10000, 1000, 9000, 1800],
+    ['0.1 + 0.2 style rate is exact', makeLine({ quantity: 1, unitAmount: 1000, taxRate: 0.3 }), 1000, 0, 1000, 3],
+    ['JPY: zero-decimal amounts are the amount itself', makeLine({ quantity: 3, unitAmount: 1280, taxRate: 10 }), 3840, 0, 3840, 384],
+    ['JPY: tax rounds half up to whole yen', makeLine({ quantity: 1, unitAmount: 105, taxRate: 10 }), 105, 0, 105, 11],
+    ['KWD: three-decimal fils', makeLine({ quantity: 2, unitAmount: 12_345, discount: { percentOff: 2.5 }, taxRate: 5 }), 24_690, 617, 24_073, 1204],
+    ['zero unit amount', makeLine({ quantity: 5, unitAmount: 0, taxRate: 20 }), 0, 0, 0, 0],
+    ['largest safe subtotal', makeLine({ quantity: 1, unitAmount: MAX }), MAX, 0, MAX, 0],
+  ])('%s', (_name, line, subtotal, discountAmount, amount, tax) => {
+    expect(computeLine(line, 'items.0')).toEqual({ subtotal, discountAmount, amount, tax });
+  });
+
+  it.each([
+    ['quantity × unit_amount above MAX_SAFE_INTEGER', makeLine({ quantity: 2, unitAmount: Math.ceil(MAX / 2) + 1 }), 'items.0.quantity'],
+    ['a discount above the line subtotal', makeLine({ quantity: 1, unitAmount: 100, discount: { amountOff: 101 } }), 'items.0.discount'],
+  ])('refuses %s with a 400 naming the field', (_name, line, path) => {
+    const error = errorOf(() => computeLine(line, 'items.0'));
+    expect(error.status).toBe(400);
+    expect(error.errors?.[0]?.path).toBe(path);
+  });
+});
+
+describe('invoice totals', () => {
+  it('sums lines: subtotal, discount_total, taxable_amount, tax_total, total', () => {
+    const { totals } = computeInvoice([
+      makeLine({ quantity: 2, unitAmount: 1500, taxRate: 19 }),
+      makeLine({ quantity: 1, unitAmount: 999, discount: { percentOff: 50 }, taxRate: 7 }),
+      makeLine({ quantity: 10, unitAmount: 100, discount: { amountOff: 100 } }),
+    ]);
+    // lines: 3000/0/3000/570; 999/500/499/35; 1000/100/900/0
+    expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, taxableAmount: 4399, taxTotal: 605, total: 5004 });
+  });
+
+  it('rounds tax per line, not on the total', () => {
+    const { totals } = computeInvoice([makeLine({ unitAmount: 10, taxRate: 5 }), makeLine({ unitAmount: 10, taxRate: 5 })]);
+    // each line: 0.5 → 1; on the total it would have been 1
+    expect(totals.taxTotal).toBe(2);
+  });
+
+  it('refuses totals above MAX_SAFE_INTEGER although each line is safe', () => {
+    const error = errorOf(() => computeInvoice([makeLine({ unitAmount: MAX }), makeLine({ unitAmount: 1 })]));
+    expect(error.status).toBe(400);
+    expect(error.errors?.[0]?.path).toBe('items');
+  });
+
+  it('refuses a total above MAX_SAFE_INTEGER once tax is added', () => {
+    expect(errorOf(() => computeInvoice([makeLine({ unitAmount: MAX - 10, taxRate: 1 })])).status).toBe(400);
+  });
+});
+
+describe('integer helpers', () => {
+  it.each([
+    [8.5, 4, 85000n],
+    [0.3, 4, 3000n],
+    [100, 2, 10000n],
+    [12.34, 2, 1234n],
+    [0.0001, 4, 1n],
+  ])('scales %d at %d decimals exactly', (value, scale, expected) => {
+    expect(toScaledInteger(value, scale)).toBe(expected);
+  });
+
+  it('refuses more decimals than the scale holds', () => {
+    expect(() => toScaledInteger(1.234, 2)).toThrow(RangeError);
+  });
+
+  it.each([
+    [5n, 10n, 1n],
+    [4n, 10n, 0n],
+    [15n, 10n, 2n],
+    [25n, 10n, 3n],
+  ])('round_half_up(%d / %d) = %d', (numerator, denominator, expected) => {
+    expect(divideRoundingHalfUp(numerator, denominator)).toBe(expected);
+  });
+});
+
+// Properties: the identities between totals hold for any lines, and each rounding is within half
+// a minor unit of the exact rational value, rounding up exactly at one half.
+const percent = (decimals: number) => fc.integer({ min: 0, max: 100 * 10 ** decimals }).map((n) => Number((n / 10 ** decimals).toFixed(decimals)));
+const discountArb = fc.oneof(
+  fc.constant(null),
+  percent(2).map((percentOff) => ({ percentOff })),
+  fc.integer({ min: 0, max: 1_000_000 }).map((amountOff) => ({ amountOff })),
+);
+const lineArb = fc.record({
+  quantity: fc.integer({ min: 1, max: 10_000 }),
+  unitAmount: fc.integer({ min: 0, max: 10_000_000 }),
+  discount: discountArb,
+  taxRate: percent(4),
+});
+
+describe('invoice arithmetic properties', () => {
+  it('totals obey their identities and every line stays within its bounds', () => {
+    fc.assert(
+      fc.property(fc.array(lineArb, { minLength: 1, maxLength: 20 }), (lines) => {
+        let result: ReturnType<typeof computeInvoice>;
+        try {
+          result = computeInvoice(lines);
+        } catch (error) {
+          // The only refusal possible with these bounds: an amount_off above its line subtotal.
+          expect((error as AppError).errors?.[0]?.path).toMatch(/^items\.\d+\.discount$/);
+          return;
+        }
+        const { lines: amounts, totals } = result;
+        expect(totals.taxableAmount).toBe(totals.subtotal - totals.discountTotal);
+        expect(totals.total).toBe(totals.taxableAmount + totals.taxTotal);
+        expect(totals.subtotal).toBe(amounts.reduce((s, l) => s + l.subtotal, 0));
+        expect(totals.taxTotal).toBe(amounts.reduce((s, l) => s + l.tax, 0));
+        amounts.forEach((line, i) => {
+          const input = lines[i]!;
+          expect(line.subtotal).toBe(input.quantity * input.unitAmount);
+          expect(line.amount).toBe(line.subtotal - line.discountAmount);
+          expect(line.discountAmount).toBeGreaterThanOrEqual(0);
+          expect(line.discountAmount).toBeLessThanOrEqual(line.subtotal);
+          expect(line.tax).toBeLessThanOrEqual(line.amount);
+          for (const value of Object.values(line)) expect(Number.isSafeInteger(value)).toBe(true);
+        });
+      }),
+    );
+  });
+
+  it('tax is the exact rational value rounded half up', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX }), percent(4), (amount, taxRate) => {
+        let tax: number;
+        try {
+          tax = computeLine({ quantity: 1, unitAmount: amount, discount: null, taxRate }, 'items.0').tax;
+        } catch {
+          return; // never for rates ≤ 100, checked below
+        }
+        // exact: amount × rate / 100 = amount × rate₁₀₀₀₀ / 1_000_000
+        const exact = BigInt(amount) * BigInt(Math.round(taxRate * 10_000));
+        const scaled = BigInt(tax) * 1_000_000n;
+        const diff = scaled - exact;
+        expect(diff > -500_000n && diff <= 500_000n).toBe(true);
+      }),
+    );
+  });
+
+  it('amounts near MAX_SAFE_INTEGER are either exact or refused, never silently wrong', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.integer({ min: MAX - 1_000_000, max: MAX }),
+        percent(4),
+        (quantity, unitAmount, taxRate) => {
+          const exactSubtotal = BigInt(quantity) * BigInt(unitAmount);
+          try {
+            const { totals } = computeInvoice([{ quantity, unitAmount, discount: null, taxRate }]);
+            expect(BigInt(totals.subtotal)).toBe(exactSubtotal);
+            expect(totals.total).toBeLessThanOrEqual(MAX);
+          } catch (error) {
+            expect((error as AppError).status).toBe(400);
+            const exactTax = (2n * exactSubtotal * BigInt(Math.round(taxRate * 10_000)) + 1_000_000n) / 2_000_000n;
+            expect(exactSubtotal + exactTax > BigInt(MAX)).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+});

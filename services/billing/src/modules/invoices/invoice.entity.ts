@@ -1,0 +1,73 @@
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot } from '@invoicing/contracts';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+/** The statuses stored; `overdue` is never stored but computed on read from the due date. */
+export const STORED_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
+export type StoredStatus = (typeof STORED_STATUSES)[number];
+
+export const InvoiceEntity = defineEntity({
+  name: 'Invoice',
+  tableName: 'invoices',
+  properties: {
+    id: p.uuid().primary(),
+    workspaceId: p.uuid(),
+    status: p.enum(STORED_STATUSES),
+    customerId: p.uuid(),
+    customerName: p.text(),
+    currency: p.string().length(3),
+    collectionMethod: p.enum<readonly CollectionMethod[]>(['send_invoice', 'charge_automatically']),
+    issueDate: p.date(),
+    dueDate: p.date().nullable(),
+    daysUntilDue: p.smallint().nullable(),
+    notes: p.text().nullable(),
+    footer: p.text().nullable(),
+    subtotal: p.bigint('number'),
+    discountTotal: p.bigint('number'),
+    taxableAmount: p.bigint('number'),
+    taxTotal: p.bigint('number'),
+    total: p.bigint('number'),
+    amountDue: p.bigint('number'),
+    amountPaid: p.bigint('number'),
+    number: p.text().nullable(),
+    numberFormat: p.text().nullable(),
+    numberPeriod: p.text().nullable(),
+    numberSequence: p.bigint('number').nullable(),
+    businessSnapshot: p.json<BusinessSnapshot>().nullable(),
+    customerSnapshot: p.json<CustomerSnapshot>().nullable(),
+    publicUrlToken: p.text().nullable(),
+    snapshotSha256: p.string().length(64).nullable(),
+    chainSha256: p.string().length(64).nullable(),
+    finalizedAt: p.datetime(3).nullable(),
+    paidAt: p.datetime(3).nullable(),
+    paymentReference: p.text().nullable(),
+    voidedAt: p.datetime(3).nullable(),
+    voidReason: p.text().nullable(),
+    overdueEventAt: p.datetime(3).nullable(),
+    createdAt: p.datetime(3),
+    updatedAt: p.datetime(3),
+  },
+});
+export type InvoiceRow = InferEntity<typeof InvoiceEntity>;
+
+export const InvoiceLineEntity = defineEntity({
+  name: 'InvoiceLine',
+  tableName: 'invoice_lines',
+  properties: {
+    id: p.uuid().primary(),
+    invoiceId: p.uuid(),
+    workspaceId: p.uuid(),
+    position: p.smallint(),
+    priceId: p.uuid().nullable(),
+    productId: p.uuid().nullable(),
+    description: p.text(),
+    quantity: p.bigint('number'),
+    unitAmount: p.bigint('number'),
+    discountAmountOff: p.bigint('number').nullable(),
+    discountPercentOff: p.decimal('number').precision(5).scale(2).nullable(),
+    discountAmount: p.bigint('number'),
+    taxRate: p.decimal('number').precision(7).scale(4),
+    amount: p.bigint('number'),
+    tax: p.bigint('number'),
+  },
+});
+export type InvoiceLineRow = InferEntity<typeof InvoiceLineEntity>;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { localDateOf } from '../../shared/clock.ts';
+import { formatNumber, gapsIn, periodOf } from './numbering.domain.ts';
+
+const local = (date: string) => ({ date, year: date.slice(0, 4), month: date.slice(5, 7) });
+
+describe('number formats', () => {
+  it.each([
+    ['INV/{YYYY}/{SEQ:4}', '2026-11-22', 1, '2026', 'INV/2026/0001'],
+    ['INV/{YYYY}/{SEQ:4}', '2026-11-22', 12345, '2026', 'INV/2026/12345'],
+    ['{YY}{MM}-{SEQ:3}', '2026-03-01', 7, '2026-03', '2603-007'],
+    ['F-{YYYY}-{MM}-{SEQ:1}', '2027-12-31', 10, '2027-12', 'F-2027-12-10'],
+    ['{SEQ:6}', '2026-11-22', 42, '', '000042'],
+    ['A{YY}/{SEQ:2}', '2031-01-15', 3, '2031', 'A31/03'],
+  ])('%s on %s, sequence %d: period %s, number %s', (format, date, sequence, period, number) => {
+    expect(periodOf(format, local(date))).toBe(period);
+    expect(formatNumber(format, period, sequence)).toBe(number);
+  });
+
+  it('takes the period in the workspace time zone: New Year in Auckland is still December in UTC', () => {
+    const instant = new Date('2026-12-31T12:00:00Z');
+    expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'Pacific/Auckland'))).toBe('2027');
+    expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'UTC'))).toBe('2026');
+    expect(periodOf('{YYYY}-{MM}-{SEQ:3}', localDateOf(new Date('2026-03-01T03:00:00Z'), 'America/Los_Angeles'))).toBe('2026-02');
+  });
+});
+
+describe('gap recount', () => {
+  it.each([
+    [[1, 2, 3], 3, []],
+    [[], 0, []],
+    [[1, 2, 4, 5], 5, [{ first: 3, last: 3 }]],
+    [[2, 3], 3, [{ first: 1, last: 1 }]],
+    [[1, 2], 4, [{ first: 3, last: 4 }]],
+    [[1, 5, 9], 9, [{ first: 2, last: 4 }, { first: 6, last: 8 }]],
+  ])('held %j up to %d: gaps %j', (held, lastValue, gaps) => {
+    expect(gapsIn(held, lastValue)).toEqual(gaps);
+  });
+});
