@@ -1,5 +1,6 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { containsPattern, OLDER_THAN_POSITION, olderThanParams } from '../../shared/listing.ts';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 
@@ -8,10 +9,10 @@ export interface CustomerFilter {
   includeDeleted: boolean;
 }
 
+const findById = findByIdInWorkspace(CustomerEntity, 'customers');
+
 export const customerRepository = (em: EntityManager) => ({
-  /** One primary-key lookup; the workspace condition makes another workspace's row invisible. */
-  findInWorkspace: (workspaceId: string, id: string): Promise<CustomerRow | null> =>
-    em.findOne(CustomerEntity, { id, workspaceId }),
+  findInWorkspace: (workspaceId: string, id: string): Promise<CustomerRow | null> => findById(em, workspaceId, id),
 
   findForUpdate: (tx: EntityManager, workspaceId: string, id: string): Promise<CustomerRow | null> =>
     tx.findOne(CustomerEntity, { id, workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),

@@ -1,6 +1,7 @@
 import type { PriceType } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { OLDER_THAN_POSITION, olderThanParams } from '../../shared/listing.ts';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 
@@ -11,9 +12,10 @@ export interface PriceFilter {
   type?: PriceType | undefined;
 }
 
+const findById = findByIdInWorkspace(PriceEntity, 'prices');
+
 export const priceRepository = (em: EntityManager) => ({
-  findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> =>
-    em.findOne(PriceEntity, { id, workspaceId }),
+  findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> => findById(em, workspaceId, id),
 
   findForUpdate: (tx: EntityManager, workspaceId: string, id: string): Promise<PriceRow | null> =>
     tx.findOne(PriceEntity, { id, workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),

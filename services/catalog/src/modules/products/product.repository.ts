@@ -1,5 +1,6 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { containsPattern, OLDER_THAN_POSITION, olderThanParams } from '../../shared/listing.ts';
 import { ProductEntity, type ProductRow } from './product.entity.ts';
 
@@ -8,9 +9,10 @@ export interface ProductFilter {
   active?: boolean | undefined;
 }
 
+const findById = findByIdInWorkspace(ProductEntity, 'products');
+
 export const productRepository = (em: EntityManager) => ({
-  findInWorkspace: (workspaceId: string, id: string): Promise<ProductRow | null> =>
-    em.findOne(ProductEntity, { id, workspaceId }),
+  findInWorkspace: (workspaceId: string, id: string): Promise<ProductRow | null> => findById(em, workspaceId, id),
 
   existsInWorkspace: async (workspaceId: string, id: string): Promise<boolean> =>
     (await em.count(ProductEntity, { id, workspaceId })) > 0,
