@@ -1,4 +1,4 @@
-import { OPERATIONS, type Operation } from '@invoicing/contracts';
+import { OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
 import { AppError, baseServerOptions, invalidRequest, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
@@ -19,8 +19,6 @@ export interface GatewayDeps {
   config: GatewayConfig;
   orm: Orm;
   logger?: FastifyServerOptions['logger'];
-  /** The public route table; tests pass their own to reach operations no service serves yet. */
-  operations?: readonly Operation[];
 }
 
 const KEY_CACHE_MAX_ENTRIES = 10_000;
@@ -33,7 +31,7 @@ const isJsonObject = (body: unknown): boolean => body !== null && typeof body ==
  * The API gateway: authenticates API keys, checks scopes, rate-limits per key, enforces
  * Idempotency-Keys, serves the OpenAPI document and proxies every other operation to its service.
  */
-export const buildApp = async ({ config, orm, logger, operations = OPERATIONS }: GatewayDeps) => {
+export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   const app = Fastify({
     ...baseServerOptions(logger),
     // One line per request (below) instead of Fastify's two: logging must not dominate the hot path.
@@ -51,8 +49,8 @@ export const buildApp = async ({ config, orm, logger, operations = OPERATIONS }:
   });
   // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
   const idempotency = createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
-  const upstreams = createUpstreams(config, operations);
-  const table = indexOperations(operations);
+  const upstreams = createUpstreams(config, OPERATIONS);
+  const table = indexOperations(OPERATIONS);
 
   app.decorateRequest('operation', null);
   app.decorateRequest('principal', null);
@@ -97,20 +95,20 @@ export const buildApp = async ({ config, orm, logger, operations = OPERATIONS }:
       throw new AppError('unavailable', 'Not ready: the database does not answer.');
     }
     try {
-      await Promise.all([...upstreams.values()].map(checkUpstreamReady));
+      await Promise.all([...upstreams.values()].filter(({ name }) => config.awaitedUpstreams.has(name)).map(checkUpstreamReady));
     } catch (error) {
       throw new AppError('unavailable', `Not ready: ${(error as Error).message}.`);
     }
     return { status: 'ready' };
   });
 
-  const openApiDocument = JSON.stringify(buildOpenApiDocument({ serverUrl: config.ownOrigin, operations }));
-  const gatewayOperations = operations.filter((operation) => operation.service === 'gateway');
+  const openApiDocument = JSON.stringify(buildOpenApiDocument({ serverUrl: config.ownOrigin }));
+  const gatewayOperations = OPERATIONS.filter((operation) => operation.service === 'gateway');
   for (const operation of gatewayOperations) {
     if (operation.operationId !== 'getOpenApiDocument') throw new Error(`The gateway has no handler for ${operation.operationId}`);
     app.get(operation.path, (_request, reply) => reply.type('application/json').send(openApiDocument));
   }
-  await registerProxyRoutes(app, { operations, upstreams, idempotency, internalToken: config.INTERNAL_TOKEN });
+  await registerProxyRoutes(app, { operations: OPERATIONS, upstreams, idempotency, internalToken: config.INTERNAL_TOKEN });
 
   let purgeTimer: NodeJS.Timeout | undefined;
   const purgeIdempotencyRecords = async () => {

@@ -19,10 +19,25 @@ const GatewaySettings = z
     API_KEY_CACHE_TTL_MS: milliseconds(30_000, 0).describe('Backstop for key changes whose notice was missed.'),
   });
 
+/** The services behind the gateway, and the setting that locates each. */
+export const UPSTREAM_URL_SETTINGS = {
+  catalog: 'CATALOG_URL',
+  billing: 'BILLING_URL',
+  documents: 'DOCUMENTS_URL',
+  notifications: 'NOTIFICATIONS_URL',
+} as const;
+export type UpstreamName = keyof typeof UPSTREAM_URL_SETTINGS;
+
 export type GatewayConfig = z.infer<typeof GatewaySettings> & {
   /** Where clients reach this gateway: the OpenAPI document's server. */
   ownOrigin: string;
   PUBLIC_URL_BASE: string;
+  upstreamUrls: Record<UpstreamName, string>;
+  /**
+   * Upstreams whose URL was set explicitly: /readyz waits for them. One left at its default may
+   * not be deployed yet; its routes are proxied all the same and answer 503 while it is down.
+   */
+  awaitedUpstreams: ReadonlySet<UpstreamName>;
 };
 
 /** The gateway's settings; throws ConfigError naming every bad variable. */
@@ -30,7 +45,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const settings = parseConfig(GatewaySettings, env);
   const host = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(settings.HOST) ? 'localhost' : settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST;
   const ownOrigin = `http://${host}:${settings.PORT}`;
-  return { ...settings, ownOrigin, PUBLIC_URL_BASE: settings.PUBLIC_URL_BASE ?? ownOrigin };
+  const names = Object.keys(UPSTREAM_URL_SETTINGS) as UpstreamName[];
+  return {
+    ...settings,
+    ownOrigin,
+    PUBLIC_URL_BASE: settings.PUBLIC_URL_BASE ?? ownOrigin,
+    upstreamUrls: Object.fromEntries(names.map((name) => [name, settings[UPSTREAM_URL_SETTINGS[name]]])) as Record<UpstreamName, string>,
+    awaitedUpstreams: new Set(names.filter((name) => env[UPSTREAM_URL_SETTINGS[name]] !== undefined)),
+  };
 };
 
 const AdminSettings = z.object(localDatabaseSettings);

@@ -1,8 +1,8 @@
-import type { Operation, ServiceName } from '@invoicing/contracts';
+import type { Operation } from '@invoicing/contracts';
 import { Pool } from 'undici';
-import type { GatewayConfig } from '../../config.ts';
+import type { GatewayConfig, UpstreamName } from '../../config.ts';
 
-export type UpstreamName = Exclude<ServiceName, 'gateway'>;
+export type { UpstreamName };
 
 export interface Upstream {
   name: UpstreamName;
@@ -14,15 +14,12 @@ export interface Upstream {
 const CONNECT_TIMEOUT_MS = 5_000;
 const READINESS_TIMEOUT_MS = 2_000;
 
-const urlOf = (config: GatewayConfig, name: UpstreamName): string =>
-  ({ catalog: config.CATALOG_URL, billing: config.BILLING_URL, documents: config.DOCUMENTS_URL, notifications: config.NOTIFICATIONS_URL })[name];
-
 /** One pool per service that owns at least one operation of the table. */
 export const createUpstreams = (config: GatewayConfig, operations: readonly Operation[]): Map<UpstreamName, Upstream> => {
   const upstreams = new Map<UpstreamName, Upstream>();
   for (const { service } of operations) {
     if (service === 'gateway' || upstreams.has(service)) continue;
-    const url = urlOf(config, service);
+    const url = config.upstreamUrls[service];
     const pool = new Pool(new URL(url).origin, {
       connections: 128,
       pipelining: 1,

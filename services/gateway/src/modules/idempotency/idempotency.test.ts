@@ -1,0 +1,202 @@
+import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bearer, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
+import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
+import { fingerprintOf } from './idempotency.domain.ts';
+import { createIdempotencyService } from './idempotency.service.ts';
+
+let upstream: UpstreamRecorder;
+let gateway: GatewayFixture;
+let key: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  upstream = await startUpstreamRecorder();
+  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: upstream.url } });
+  ({ key, workspace_id: workspaceId } = await gateway.createKey(['clients:write', 'clients:read', 'invoices:write', 'invoices:finalize']));
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+let created = 0;
+beforeEach(() => {
+  upstream.answerWith((request) => ({
+    status: 201,
+    body: { data: { id: `cus_${(created += 1)}`, received: JSON.parse(request.body as string) } },
+    headers: { location: `/api/v1/customers/cus_${created}`, 'x-upstream-note': 'first' },
+  }));
+});
+
+const createCustomer = (body: object, idempotencyKey?: string, apiKey = key) =>
+  gateway.app.inject({
+    method: 'POST',
+    url: '/api/v1/customers',
+    headers: { ...bearer(apiKey), 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+    payload: body,
+  });
+
+const forwardedWith = (idempotencyKey: string) => upstream.received.filter((request) => request.headers['x-idempotency-key'] === idempotencyKey);
+
+describe('Idempotency-Key', () => {
+  it('is required where the operation says so: 428 without it, and nothing is forwarded', async () => {
+    const before = upstream.received.length;
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/invoices/in_1/finalize',
+      headers: bearer(key),
+    });
+
+    expect(response.statusCode).toBe(428);
+    expect(response.json()).toMatchObject({ code: 'idempotency_key_required', request_id: response.headers['x-request-id'] });
+    expect(upstream.received.length).toBe(before);
+  });
+
+  it('is optional elsewhere: a create without one is forwarded and not recorded', async () => {
+    const first = await createCustomer({ name: 'Ada' });
+    const second = await createCustomer({ name: 'Ada' });
+
+    expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
+    expect(second.json().data.id).not.toBe(first.json().data.id);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('is refused with 400 when longer than 255 characters', async () => {
+    const response = await createCustomer({ name: 'Ada' }, 'k'.repeat(256));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe('invalid_request');
+  });
+
+  it('replays the first outcome (status, headers, body) for the same key and body, without forwarding again', async () => {
+    const idempotencyKey = randomUUID();
+    const first = await createCustomer({ name: 'Ada', email: 'ada@example.com' }, idempotencyKey);
+    const replay = await createCustomer({ email: 'ada@example.com', name: 'Ada' }, idempotencyKey);
+
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    expect(replay.headers.location).toBe(first.headers.location);
+    expect(replay.headers['x-upstream-note']).toBe('first');
+    expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+    expect(replay.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('replays recorded 4xx outcomes too', async () => {
+    upstream.answerWith(() => ({ status: 400, body: { code: 'invalid_request' }, headers: { 'content-type': 'application/problem+json' } }));
+    const idempotencyKey = randomUUID();
+    const first = await createCustomer({ name: '' }, idempotencyKey);
+    const replay = await createCustomer({ name: '' }, idempotencyKey);
+
+    expect([first.statusCode, replay.statusCode]).toEqual([400, 400]);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_key_reused for the same key with another body, or another path', async () => {
+    const idempotencyKey = randomUUID();
+    await createCustomer({ name: 'Ada' }, idempotencyKey);
+    const otherBody = await createCustomer({ name: 'Grace' }, idempotencyKey);
+    const otherPath = await gateway.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/customers/cus_1',
+      headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      payload: { name: 'Ada' },
+    });
+
+    expect(otherBody.statusCode).toBe(409);
+    expect(otherBody.json()).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(otherPath.statusCode).toBe(409);
+    expect(otherPath.json().code).toBe('idempotency_key_reused');
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('scopes keys to the workspace: another workspace may use the same key for its own request', async () => {
+    const idempotencyKey = randomUUID();
+    const other = await gateway.createKey(['clients:write'], 'other-workspace');
+    const mine = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    const theirs = await createCustomer({ name: 'Grace' }, idempotencyKey, other.key);
+
+    expect([mine.statusCode, theirs.statusCode]).toEqual([201, 201]);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(forwardedWith(idempotencyKey)).toHaveLength(2);
+  });
+
+  it('does not record 5xx outcomes: the same key may be retried and reaches the service again', async () => {
+    const idempotencyKey = randomUUID();
+    upstream.answerWith(() => ({ status: 500, body: { code: 'internal' } }));
+    const failed = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_retry' } } }));
+    const retried = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect(failed.statusCode).toBe(500);
+    expect(retried.statusCode).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(forwardedWith(idempotencyKey)).toHaveLength(2);
+  });
+
+  it('answers 409 idempotency_key_in_use while the first request with the key still runs', async () => {
+    const idempotencyKey = randomUUID();
+    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_slow' } }, delayMs: 400 }));
+    const first = createCustomer({ name: 'Ada' }, idempotencyKey);
+    await expect.poll(() => forwardedWith(idempotencyKey).length, { timeout: 2_000, interval: 10 }).toBe(1);
+    const second = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect(second.statusCode).toBe(409);
+    expect(second.json().code).toBe('idempotency_key_in_use');
+    expect((await first).statusCode).toBe(201);
+  });
+
+  it('forwards exactly one of twenty concurrent requests with one key; the others replay it or get 409 in use', async () => {
+    const idempotencyKey = randomUUID();
+    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_once' } }, delayMs: 150 }));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => createCustomer({ name: 'Ada' }, idempotencyKey)));
+
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+    const original = responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+    const replayed = responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === 'true');
+    const inUse = responses.filter((r) => r.statusCode === 409 && r.json().code === 'idempotency_key_in_use');
+    expect(original).toHaveLength(1);
+    expect(original.length + replayed.length + inUse.length).toBe(20);
+    for (const response of replayed) expect(response.json()).toEqual({ data: { id: 'cus_once' } });
+  });
+
+  it('lets a retry take over a key whose first request was left in flight by a gateway that died', async () => {
+    const idempotencyKey = randomUUID();
+    const body = { name: 'Ada' };
+    // What a crash leaves behind: the claim of a request that never finished, its lease over.
+    const fingerprint = fingerprintOf('POST', '/api/v1/customers', body);
+    await sql`insert into gateway.idempotency_records (id, workspace_id, key, fingerprint, state, lock_token, locked_until)
+      values (${randomUUID()}, ${workspaceId}, ${idempotencyKey}, ${fingerprint}, 'in_flight', ${randomUUID()}, now() - interval '1 second')`.execute(
+      gateway.orm.em.getKysely(),
+    );
+
+    const retried = await createCustomer(body, idempotencyKey);
+
+    expect(retried.statusCode).toBe(201);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+});
+
+describe('purging idempotency records', () => {
+  it('removes records past their time to live and keeps the recent ones', async () => {
+    const sut = createIdempotencyService(gateway.orm, { leaseMs: 60_000, ttlHours: 24 });
+    const [old, recent] = [randomUUID(), randomUUID()];
+    await createCustomer({ name: 'Old' }, old);
+    await createCustomer({ name: 'Recent' }, recent);
+    await sql`update gateway.idempotency_records set created_at = now() - interval '25 hours' where key = ${old}`.execute(gateway.orm.em.getKysely());
+
+    expect(await sut.purgeExpired()).toBeGreaterThanOrEqual(1);
+
+    const { rows } = await sql<{ key: string }>`select key from gateway.idempotency_records where key in (${old}, ${recent})`.execute(gateway.orm.em.getKysely());
+    expect(rows.map((row) => row.key)).toEqual([recent]);
+    // The purged key is free again: a new request with it is forwarded, not replayed.
+    const reused = await createCustomer({ name: 'Another' }, old);
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+  });
+});

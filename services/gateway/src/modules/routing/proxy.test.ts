@@ -1,0 +1,230 @@
+import { freePort } from '@invoicing/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, INTERNAL_TOKEN, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
+import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
+
+let upstream: UpstreamRecorder;
+let gateway: GatewayFixture;
+let key: string;
+let workspaceId: string;
+let keyId: string;
+
+beforeAll(async () => {
+  upstream = await startUpstreamRecorder();
+  // Billing is deliberately left at an address where nothing listens.
+  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: `http://127.0.0.1:${await freePort()}`, UPSTREAM_TIMEOUT_MS: '300' } });
+  const created = await gateway.createKey(['clients:read', 'clients:write', 'invoices:read']);
+  ({ key, workspace_id: workspaceId } = created);
+  keyId = created.key_id.replace(/^key_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const lastReceived = () => upstream.received.at(-1)!;
+
+describe('forwarding', () => {
+  it('forwards path, query and JSON body unchanged and returns the service response as is', async () => {
+    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_1' } }, headers: { location: '/api/v1/customers/cus_1' } }));
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers?expand=none',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: { name: 'Ada', address: { city: 'Paris' } },
+    });
+
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({ data: { id: 'cus_1' } });
+    expect(response.headers.location).toBe('/api/v1/customers/cus_1');
+    expect(lastReceived()).toMatchObject({ method: 'POST', url: '/api/v1/customers?expand=none' });
+    expect(JSON.parse(lastReceived().body as string)).toEqual({ name: 'Ada', address: { city: 'Paris' } });
+  });
+
+  it('tells the service who calls, with headers that only the gateway sets, and keeps the API key from it', async () => {
+    upstream.answerWith(() => ({ status: 200, body: { data: [] } }));
+    await gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_1', headers: { ...bearer(key), 'x-request-id': 'trace-42' } });
+
+    const { headers } = lastReceived();
+    expect(headers['x-internal-token']).toBe(INTERNAL_TOKEN);
+    expect(headers['x-workspace-id']).toBe(workspaceId);
+    expect(headers['x-api-key-id']).toBe(keyId);
+    expect(headers['x-request-id']).toBe('trace-42');
+    expect(headers.authorization).toBeUndefined();
+  });
+
+  it('drops internal headers a client sends, so no one can pose as another workspace or as the gateway', async () => {
+    const other = await gateway.createKey(['clients:read'], 'someone-else');
+    upstream.answerWith(() => ({ status: 200, body: {} }));
+    await gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/customers',
+      headers: {
+        ...bearer(key),
+        'x-internal-token': 'forged',
+        'x-workspace-id': other.workspace_id,
+        'x-api-key-id': 'forged',
+        'x-idempotency-key': 'forged',
+      },
+    });
+
+    const { headers } = lastReceived();
+    expect(headers['x-internal-token']).toBe(INTERNAL_TOKEN);
+    expect(headers['x-workspace-id']).toBe(workspaceId);
+    expect(headers['x-api-key-id']).toBe(keyId);
+    expect(headers['x-idempotency-key']).toBeUndefined();
+  });
+
+  it('passes service errors through as the service wrote them', async () => {
+    const problem = { type: 'x', title: 'Not found', status: 404, detail: 'No customer', code: 'not_found', request_id: 'r' };
+    upstream.answerWith(() => ({ status: 404, body: problem, headers: { 'content-type': 'application/problem+json' } }));
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_404', headers: bearer(key) });
+
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toEqual(problem);
+  });
+
+  it('answers 503 unavailable as a problem, quickly, when the service is down', async () => {
+    const started = Date.now();
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/invoices', headers: bearer(key) });
+
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'unavailable', request_id: response.headers['x-request-id'] });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('answers 503 unavailable when the service does not answer within the upstream timeout', async () => {
+    upstream.answerWith(() => ({ status: 200, body: {}, delayMs: 1_000 }));
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(key) });
+
+    expect(response.statusCode).toBe(503);
+    expect(response.json().code).toBe('unavailable');
+  });
+});
+
+describe('requests the gateway refuses itself', () => {
+  it.each([
+    ['an unknown path', 'GET', '/api/v1/nothing-here'],
+    ['a method the path does not have', 'PUT', '/api/v1/customers'],
+    ['a path outside the API', 'GET', '/'],
+  ])('answers 404 not_found as a problem to %s', async (_name, method, url) => {
+    const response = await gateway.app.inject({ method: method as 'GET', url, headers: bearer(key) });
+
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'not_found', request_id: response.headers['x-request-id'] });
+  });
+
+  it.each([
+    ['text/plain', 'text/plain', '{"name":"Ada"}'],
+    ['form data', 'application/x-www-form-urlencoded', 'name=Ada'],
+    ['no content type', undefined, '{"name":"Ada"}'],
+  ])('answers 400 to a body sent as %s', async (_name, contentType, payload) => {
+    const before = upstream.received.length;
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers',
+      headers: { ...bearer(key), ...(contentType ? { 'content-type': contentType } : {}) },
+      payload,
+    });
+
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe('invalid_request');
+    expect(upstream.received.length).toBe(before);
+  });
+
+  it.each([
+    ['malformed JSON', '{"name":'],
+    ['a JSON array', '[1,2]'],
+    ['a JSON string', '"Ada"'],
+    ['JSON null', 'null'],
+  ])('answers 400 to %s', async (_name, payload) => {
+    const response = await gateway.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/customers/cus_1',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().code).toBe('invalid_request');
+  });
+
+  it('answers 413 payload_too_large to a body over 1 MiB', async () => {
+    const before = upstream.received.length;
+    const response = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(1024 * 1024) }),
+    });
+
+    expect(response.statusCode).toBe(413);
+    expect(response.json().code).toBe('payload_too_large');
+    expect(upstream.received.length).toBe(before);
+  });
+});
+
+describe('request ids', () => {
+  it('keeps a well-formed client request id and makes one up for anything else', async () => {
+    const kept = await gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'client-id-1' } });
+    const replaced = await gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
+
+    expect(kept.headers['x-request-id']).toBe('client-id-1');
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('public routes', () => {
+  it('serves the OpenAPI 3.1 document without credentials, naming the gateway as server', async () => {
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([{ url: 'http://localhost:8080' }]);
+    expect(Object.keys(document.paths)).toContain('/api/v1/customers/{id}');
+  });
+
+  it('is alive on /healthz and ready on /readyz when the database and the configured services answer', async () => {
+    expect((await gateway.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    // BILLING_URL is set explicitly and nothing listens there: not ready.
+    const notReady = await gateway.app.inject({ method: 'GET', url: '/readyz' });
+    expect(notReady.statusCode).toBe(503);
+    expect(notReady.json()).toMatchObject({ code: 'unavailable', detail: expect.stringContaining('billing') });
+  });
+});
+
+describe('rate limits', () => {
+  let limited: GatewayFixture;
+
+  beforeAll(async () => {
+    limited = await startGateway({ env: { CATALOG_URL: upstream.url, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
+  });
+  afterAll(() => limited?.close());
+
+  it('answers 429 rate_limited with Retry-After once a key exceeds its budget, and counts each key apart', async () => {
+    upstream.answerWith(() => ({ status: 200, body: {} }));
+    const busy = await limited.createKey(['clients:read']);
+    const calm = await limited.createKey(['clients:read']);
+    const call = (apiKey: string) => limited.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(apiKey) });
+
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await call(busy.key)).statusCode);
+    const refused = await call(busy.key);
+
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', request_id: refused.headers['x-request-id'] });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await call(calm.key)).statusCode).toBe(200);
+  });
+
+  it('never limits the probes', async () => {
+    for (let i = 0; i < 5; i += 1) expect((await limited.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+});
