@@ -58,6 +58,9 @@ describe('bad input never gives a 5xx', () => {
   it.each<[string, () => Promise<Reply>, string[]]>([
     ['a text/plain body', () => post('{"name":"A"}', 'text/plain'), []],
     ['a form body', () => post('name=A', 'application/x-www-form-urlencoded'), []],
+    ['no Content-Type', () => catalog.app.inject({ method: 'POST', url: '/api/v1/customers', headers: gatewayHeaders(workspaceId), payload: Buffer.from('{"name":"A"}') }), []],
+    ['no body at all', () => catalog.app.inject({ method: 'POST', url: '/api/v1/customers', headers: gatewayHeaders(workspaceId) }), []],
+    ['an empty JSON body', () => post(''), []],
     ['malformed JSON', () => post('{"name": "A",'), []],
     ['a JSON string instead of an object', () => post('"A"'), []],
     ['null', () => post('null'), []],
