@@ -6,7 +6,9 @@ const amount = (column: string) => `${column} bigint not null check (${column} b
 /**
  * Accounts, invoices and their lines, number series, the invoice timeline and the event outbox.
  * The database itself refuses a second invoice with the same number in a workspace, a second
- * holder of a sequence value in a series, and a number on a draft.
+ * holder of a sequence value in a series, and a number on a draft. Lines and timeline entries
+ * reference their invoice through deferred foreign keys: the unit of work may insert them in any
+ * order within the transaction.
  */
 export class Migration20261123100000CreateBilling extends Migration {
   override async up(): Promise<void> {
@@ -95,7 +97,7 @@ export class Migration20261123100000CreateBilling extends Migration {
     this.addSql(`
       create table billing.invoice_lines (
         id uuid primary key,
-        invoice_id uuid not null references billing.invoices (id) on delete cascade,
+        invoice_id uuid not null references billing.invoices (id) on delete cascade deferrable initially deferred,
         workspace_id uuid not null,
         position smallint not null,
         price_id uuid,
@@ -126,7 +128,7 @@ export class Migration20261123100000CreateBilling extends Migration {
     this.addSql(`
       create table billing.invoice_timeline (
         id uuid primary key,
-        invoice_id uuid not null references billing.invoices (id) on delete cascade,
+        invoice_id uuid not null references billing.invoices (id) on delete cascade deferrable initially deferred,
         workspace_id uuid not null,
         type text not null check (type in ('created', 'updated', 'finalized', 'paid', 'voided', 'overdue')),
         occurred_at timestamptz(3) not null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localDateOf } from '../../shared/clock.ts';
-import { formatNumber, gapsIn, periodOf } from './numbering.domain.ts';
+import { formatNumber, periodOf } from './numbering.domain.ts';
 
 const local = (date: string) => ({ date, year: date.slice(0, 4), month: date.slice(5, 7) });
 
@@ -22,18 +22,5 @@ describe('number formats', () => {
     expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'Pacific/Auckland'))).toBe('2027');
     expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'UTC'))).toBe('2026');
     expect(periodOf('{YYYY}-{MM}-{SEQ:3}', localDateOf(new Date('2026-03-01T03:00:00Z'), 'America/Los_Angeles'))).toBe('2026-02');
-  });
-});
-
-describe('gap recount', () => {
-  it.each([
-    [[1, 2, 3], 3, []],
-    [[], 0, []],
-    [[1, 2, 4, 5], 5, [{ first: 3, last: 3 }]],
-    [[2, 3], 3, [{ first: 1, last: 1 }]],
-    [[1, 2], 4, [{ first: 3, last: 4 }]],
-    [[1, 5, 9], 9, [{ first: 2, last: 4 }, { first: 6, last: 8 }]],
-  ])('held %j up to %d: gaps %j', (held, lastValue, gaps) => {
-    expect(gapsIn(held, lastValue)).toEqual(gaps);
   });
 });

@@ -28,23 +28,3 @@ export const formatNumber = (format: string, period: string, sequence: number): 
 
 /** A period as the API shows it: null for a series without one. */
 export const periodView = (period: string): string | null => (period === NO_PERIOD ? null : period);
-
-export interface SequenceRange {
-  first: number;
-  last: number;
-}
-
-/**
- * The runs of sequence values in 1..`lastValue` that no invoice holds, given the values held in
- * ascending order. There must never be one.
- */
-export const gapsIn = (held: readonly number[], lastValue: number): SequenceRange[] => {
-  const gaps: SequenceRange[] = [];
-  let expected = 1;
-  for (const sequence of held) {
-    if (sequence > expected) gaps.push({ first: expected, last: sequence - 1 });
-    expected = Math.max(expected, sequence + 1);
-  }
-  if (expected <= lastValue) gaps.push({ first: expected, last: lastValue });
-  return gaps;
-};

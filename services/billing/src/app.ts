@@ -1,0 +1,37 @@
+import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { registerAccountRoutes } from './modules/account/account.routes.ts';
+import { accountService } from './modules/account/account.service.ts';
+import { finalizeInvoice } from './modules/invoices/finalize-invoice.ts';
+import { registerInvoiceRoutes } from './modules/invoices/invoice.routes.ts';
+import { invoiceService } from './modules/invoices/invoice.service.ts';
+import { settleInvoice } from './modules/invoices/settle-invoice.ts';
+import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
+import { numberingService } from './modules/numbering/numbering.service.ts';
+import type { CatalogReader } from './shared/catalog.ts';
+import type { Clock } from './shared/clock.ts';
+
+export interface BillingAppDeps {
+  /** Opened on the billing schema and migrated; whoever opened it closes it. */
+  orm: Orm;
+  internalToken: string;
+  catalog: CatalogReader;
+  clock: Clock;
+  publicUrlBase: string;
+  /** Called after a commit that added outbox rows. */
+  announce: () => void;
+  checkReadiness: () => Promise<void>;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Billing's HTTP app: invoices, numbering and account settings. Registers everything, never listens. */
+export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent') }: BillingAppDeps) => {
+  const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
+  const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce };
+  registerInvoiceRoutes(app, { invoices: invoiceService(invoiceDeps), finalize: finalizeInvoice(invoiceDeps), settle: settleInvoice(invoiceDeps) });
+  registerNumberingRoutes(app, numberingService(orm.em, clock));
+  registerAccountRoutes(app, accountService(orm.em, clock));
+  return app;
+};
+
+export type BillingApp = ReturnType<typeof buildApp>;

@@ -1,0 +1,62 @@
+import { parsePublicId } from '@invoicing/contracts';
+import { notFound } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../shared/actor.ts';
+import type { CatalogReader } from '../../shared/catalog.ts';
+import { localDateOf, type Clock, type LocalDate } from '../../shared/clock.ts';
+import type { AccountRow } from '../account/account.entity.ts';
+import { accountRepository } from '../account/account.repository.ts';
+import type { ViewContext } from './invoice.domain.ts';
+
+/** What the invoice use cases share. */
+export interface InvoiceDeps {
+  /** Request-scoped through RequestContext; use cases open their transactions on it. */
+  em: EntityManager;
+  catalog: CatalogReader;
+  clock: Clock;
+  /** Origin of the public invoice pages. */
+  publicUrlBase: string;
+  /** Tells the outbox relay that committed rows wait, so events leave now rather than at the next poll. */
+  announce: () => void;
+}
+
+/** The moment a use case runs at, seen from the workspace: its settings, its "today", how to render. */
+export interface WorkspaceMoment {
+  now: Date;
+  account: AccountRow;
+  local: LocalDate;
+  view: ViewContext;
+}
+
+export const workspaceMoment = async (deps: InvoiceDeps, actor: Actor): Promise<WorkspaceMoment> => {
+  const now = deps.clock.now();
+  const account = await accountRepository(deps.em).settingsOf(actor.workspaceId, now);
+  const local = localDateOf(now, account.timezone);
+  return { now, account, local, view: { today: local.date, publicUrlBase: deps.publicUrlBase } };
+};
+
+/** The UUID behind an invoice path ID; a malformed one names nothing, so it is a 404 like an unknown one. */
+export const invoiceIdOf = (publicId: string): string => {
+  const id = parsePublicId('invoice', publicId);
+  if (id === undefined) throw notFound('invoice', publicId);
+  return id;
+};
+
+/** Signals that a row changed between the read before a transaction and the lock inside it. */
+export class StaleRead extends Error {
+  override name = 'StaleRead';
+}
+
+/**
+ * Runs a use case that reads, calls the catalog, then locks and writes: when the row changed in
+ * between (StaleRead), it runs again with fresh reads, a few times at most.
+ */
+export const retryingStaleReads = async <T>(run: () => Promise<T>, attempts = 3): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof StaleRead) || attempt >= attempts) throw error;
+    }
+  }
+};

@@ -1,0 +1,61 @@
+import { parsePublicId, toPublicId, type Customer, type InvoiceItemInput, type Price } from '@invoicing/contracts';
+import { invalidRequest, notFound, type FieldIssue } from '@invoicing/service-kit';
+import type { Actor } from '../../shared/actor.ts';
+import type { CatalogReader } from '../../shared/catalog.ts';
+import { toLineDiscount, type LineDraft } from './invoice.domain.ts';
+
+/** The customer an invoice names; one the catalog does not know in the workspace is a 404. */
+export const requireCustomer = async (catalog: CatalogReader, actor: Actor, customerId: string): Promise<Customer> => {
+  const customer = await catalog.customer(actor, customerId);
+  if (!customer) throw notFound('customer', toPublicId('customer', customerId));
+  return customer;
+};
+
+interface CatalogPrice {
+  price: Price;
+  productName: string;
+}
+
+const lookUpPrice = async (catalog: CatalogReader, actor: Actor, priceId: string): Promise<CatalogPrice> => {
+  const price = await catalog.price(actor, priceId);
+  const product = price && (await catalog.product(actor, price.product));
+  if (!price || !product) throw notFound('price', toPublicId('price', priceId));
+  return { price, productName: product.name };
+};
+
+/**
+ * Turns the items sent into line drafts. Catalog items take unit amount, tax rate and (unless
+ * overridden) the product's name from the catalog; every item is a new line, so an archived price
+ * is refused, as is a price in another currency than the invoice.
+ */
+export const resolveItems = async (
+  catalog: CatalogReader,
+  actor: Actor,
+  items: readonly InvoiceItemInput[],
+  currency: string,
+  path = 'items',
+): Promise<LineDraft[]> => {
+  const priceIds = [...new Set(items.flatMap((item) => (item.price ? [item.price] : [])))];
+  const prices = new Map(await Promise.all(priceIds.map(async (id) => [id, await lookUpPrice(catalog, actor, id)] as const)));
+  const issues: FieldIssue[] = [];
+  const drafts = items.map((item, index): LineDraft => {
+    const common = { quantity: item.quantity, discount: toLineDiscount(item.discount) };
+    const catalogPrice = item.price ? prices.get(item.price) : undefined;
+    if (!catalogPrice) {
+      return { ...common, priceId: null, productId: null, description: item.description ?? '', unitAmount: item.unit_amount ?? 0, taxRate: item.tax_rate ?? 0 };
+    }
+    const { price, productName } = catalogPrice;
+    if (!price.active) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is archived and cannot go on a new line` });
+    if (price.currency !== currency) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is in ${price.currency}, the invoice in ${currency}` });
+    return {
+      ...common,
+      priceId: item.price ?? null,
+      productId: parsePublicId('product', price.product) ?? null,
+      description: item.description ?? productName,
+      unitAmount: price.unit_amount,
+      taxRate: price.tax_rate,
+    };
+  });
+  if (issues.length) throw invalidRequest('Some items cannot be priced from the catalog.', issues);
+  return drafts;
+};

@@ -1,0 +1,245 @@
+import {
+  toPublicId,
+  type CreateInvoiceBody,
+  type Discount,
+  type DiscountInput,
+  type Invoice,
+  type InvoiceLine,
+  type InvoiceStatus,
+  type InvoiceSummary,
+} from '@invoicing/contracts';
+import { invalidRequest, invalidState, newId } from '@invoicing/service-kit';
+import { addDays } from '../../shared/clock.ts';
+import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+import { computeInvoice, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
+
+/** A line ready to be priced: from an ad-hoc item, or from a catalog item and its price. */
+export interface LineDraft {
+  priceId: string | null;
+  productId: string | null;
+  description: string;
+  quantity: number;
+  unitAmount: number;
+  discount: LineDiscount;
+  taxRate: number;
+}
+
+/** What a read needs beside the rows: "today" in the workspace's time zone, and the public origin. */
+export interface ViewContext {
+  today: string;
+  publicUrlBase: string;
+}
+
+export const toLineDiscount = (discount: DiscountInput | null | undefined): LineDiscount => {
+  if (discount?.amount_off !== undefined) return { amountOff: discount.amount_off };
+  if (discount?.percent_off !== undefined) return { percentOff: discount.percent_off };
+  return null;
+};
+
+/** Open and past its due date in the workspace's time zone: reads say `overdue`. */
+export const statusOn = (row: Pick<InvoiceRow, 'status' | 'dueDate'>, today: string): InvoiceStatus =>
+  row.status === 'open' && row.dueDate != null && row.dueDate < today ? 'overdue' : row.status;
+
+/** Prices the drafts: line rows in order and the invoice totals; an amount that breaks a rule is a 400. */
+export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, drafts: readonly LineDraft[], path = 'items') => {
+  const { lines, totals } = computeInvoice(drafts, path);
+  const rows = drafts.map((draft, position): InvoiceLineRow => {
+    const amounts = lines[position]!;
+    return {
+      id: newId(),
+      invoiceId: invoice.id,
+      workspaceId: invoice.workspaceId,
+      position,
+      priceId: draft.priceId,
+      productId: draft.productId,
+      description: draft.description,
+      quantity: draft.quantity,
+      unitAmount: draft.unitAmount,
+      discountAmountOff: draft.discount && 'amountOff' in draft.discount ? draft.discount.amountOff : null,
+      discountPercentOff: draft.discount && 'percentOff' in draft.discount ? draft.discount.percentOff : null,
+      discountAmount: amounts.discountAmount,
+      taxRate: draft.taxRate,
+      amount: amounts.amount,
+      tax: amounts.tax,
+    };
+  });
+  return { rows, totals };
+};
+
+/** The stored lines as drafts again, for re-pricing what a PATCH keeps. */
+export const draftOf = (row: InvoiceLineRow): LineDraft => ({
+  priceId: row.priceId ?? null,
+  productId: row.productId ?? null,
+  description: row.description,
+  quantity: row.quantity,
+  unitAmount: row.unitAmount,
+  discount: row.discountAmountOff != null ? { amountOff: row.discountAmountOff } : row.discountPercentOff != null ? { percentOff: row.discountPercentOff } : null,
+  taxRate: row.taxRate,
+});
+
+export const totalsColumns = (totals: InvoiceTotals): Pick<InvoiceRow, 'subtotal' | 'discountTotal' | 'taxableAmount' | 'taxTotal' | 'total'> => ({ ...totals });
+
+interface DueDates {
+  dueDate: string | null;
+  daysUntilDue: number | null;
+}
+
+/**
+ * The due date after a create or PATCH: a `due_date` sent wins (and `days_until_due` is then
+ * ignored); else `days_until_due` sets it from the issue date after the change; else it stays.
+ * It may not fall before the issue date.
+ */
+export const dueDatesFor = (
+  issueDate: string,
+  sent: { due_date?: string | null | undefined; days_until_due?: number | null | undefined },
+  current: DueDates,
+): DueDates => {
+  let next = current;
+  if (sent.due_date !== undefined) next = { dueDate: sent.due_date, daysUntilDue: null };
+  else if (sent.days_until_due != null) next = { dueDate: addDays(issueDate, sent.days_until_due), daysUntilDue: sent.days_until_due };
+  else if (sent.days_until_due === null) next = { ...current, daysUntilDue: null };
+  if (next.dueDate != null && next.dueDate < issueDate) {
+    throw invalidRequest('due_date may not be before issue_date.', [{ path: sent.due_date !== undefined ? 'due_date' : 'issue_date', message: `is after the due date ${next.dueDate}` }]);
+  }
+  return next;
+};
+
+export const newDraft = (
+  workspaceId: string,
+  body: CreateInvoiceBody,
+  context: { customerName: string; currency: string; today: string; now: Date },
+): InvoiceRow => {
+  const issueDate = body.issue_date ?? context.today;
+  return {
+    id: newId(),
+    workspaceId,
+    status: 'draft',
+    customerId: body.customer,
+    customerName: context.customerName,
+    currency: context.currency,
+    collectionMethod: body.collection_method ?? 'send_invoice',
+    issueDate,
+    ...dueDatesFor(issueDate, body, { dueDate: null, daysUntilDue: null }),
+    notes: body.notes ?? null,
+    footer: body.footer ?? null,
+    subtotal: 0,
+    discountTotal: 0,
+    taxableAmount: 0,
+    taxTotal: 0,
+    total: 0,
+    amountDue: 0,
+    amountPaid: 0,
+    number: null,
+    numberFormat: null,
+    numberPeriod: null,
+    numberSequence: null,
+    businessSnapshot: null,
+    customerSnapshot: null,
+    publicUrlToken: null,
+    snapshotSha256: null,
+    chainSha256: null,
+    finalizedAt: null,
+    paidAt: null,
+    paymentReference: null,
+    voidedAt: null,
+    voidReason: null,
+    overdueEventAt: null,
+    createdAt: context.now,
+    updatedAt: context.now,
+  };
+};
+
+// Transitions (spec "States and transitions", decisions.md "Status and errors"): every refusal
+// is a 409 invalid_state and changes nothing.
+
+const stateName = (row: Pick<InvoiceRow, 'status'>) => (row.status === 'void' ? 'void' : row.status);
+
+/** PATCH and DELETE: drafts only. */
+export const assertEditable = (row: Pick<InvoiceRow, 'status'>, action: 'edited' | 'deleted'): void => {
+  if (row.status !== 'draft') throw invalidState(`This invoice is ${stateName(row)}: only a draft can be ${action}.`);
+};
+
+/** Finalize: a draft moves on; open (or overdue) is answered as it is; paid and void are refused. */
+export const finalizeOutcome = (row: Pick<InvoiceRow, 'status'>): 'finalize' | 'unchanged' => {
+  if (row.status === 'draft') return 'finalize';
+  if (row.status === 'open') return 'unchanged';
+  throw invalidState(`This invoice is ${stateName(row)}: it was finalized before and can no longer change.`);
+};
+
+export const assertPayable = (row: Pick<InvoiceRow, 'status'>): void => {
+  if (row.status === 'paid') throw invalidState('This invoice is already paid.');
+  if (row.status !== 'open') throw invalidState(`This invoice is ${stateName(row)}: only an open or overdue invoice can be paid.`);
+};
+
+export const assertVoidable = (row: Pick<InvoiceRow, 'status'>): void => {
+  if (row.status === 'paid') throw invalidState('This invoice is paid: a paid invoice cannot be voided.');
+  if (row.status === 'void') throw invalidState('This invoice is already void.');
+  if (row.status !== 'open') throw invalidState('This invoice is a draft: delete it instead; only an open or overdue invoice can be voided.');
+};
+
+// Views
+
+const discountView = (row: InvoiceLineRow): Discount | null =>
+  row.discountAmountOff != null
+    ? { amount_off: row.discountAmountOff, percent_off: null }
+    : row.discountPercentOff != null
+      ? { amount_off: null, percent_off: row.discountPercentOff }
+      : null;
+
+export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
+  id: toPublicId('invoiceItem', row.id),
+  object: 'invoiceitem',
+  price: row.priceId ? toPublicId('price', row.priceId) : null,
+  product: row.productId ? toPublicId('product', row.productId) : null,
+  description: row.description,
+  quantity: row.quantity,
+  unit_amount: row.unitAmount,
+  discount: discountView(row),
+  discount_amount: row.discountAmount,
+  tax_rate: row.taxRate,
+  amount: row.amount,
+  tax: row.tax,
+});
+
+const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);
+
+export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): InvoiceSummary => ({
+  id: toPublicId('invoice', row.id),
+  object: 'invoice',
+  number: row.number ?? null,
+  status: statusOn(row, context.today),
+  customer: toPublicId('customer', row.customerId),
+  customer_name: row.customerName,
+  currency: row.currency,
+  collection_method: row.collectionMethod,
+  issue_date: row.issueDate,
+  due_date: row.dueDate ?? null,
+  days_until_due: row.daysUntilDue ?? null,
+  subtotal: row.subtotal,
+  discount_total: row.discountTotal,
+  taxable_amount: row.taxableAmount,
+  tax_total: row.taxTotal,
+  total: row.total,
+  amount_due: row.amountDue,
+  amount_paid: row.amountPaid,
+  notes: row.notes ?? null,
+  footer: row.footer ?? null,
+  business_snapshot: row.businessSnapshot ?? null,
+  customer_snapshot: row.customerSnapshot ?? null,
+  public_url_token: row.publicUrlToken ?? null,
+  public_url: row.publicUrlToken ? `${context.publicUrlBase}/i/${row.publicUrlToken}` : null,
+  finalized_at: iso(row.finalizedAt),
+  paid_at: iso(row.paidAt),
+  payment_reference: row.paymentReference ?? null,
+  voided_at: iso(row.voidedAt),
+  void_reason: row.voidReason ?? null,
+  snapshot_sha256: row.snapshotSha256 ?? null,
+  chain_sha256: row.chainSha256 ?? null,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+export const invoiceView = (row: InvoiceRow, lines: readonly InvoiceLineRow[], context: ViewContext): Invoice => ({
+  ...invoiceSummaryView(row, context),
+  lines: { object: 'list', data: lines.map(lineView) },
+});

@@ -1,0 +1,162 @@
+import {
+  BILLING_SUBJECTS,
+  type CreateInvoiceBody,
+  type ListInvoicesQuery,
+  type PageQuery,
+  type UpdateInvoiceBody,
+} from '@invoicing/contracts';
+import { notFound, toPage } from '@invoicing/service-kit';
+import type { z } from 'zod';
+import type { Actor } from '../../shared/actor.ts';
+import { addBillingEvent } from '../../shared/events.ts';
+import { positionOf } from '../../shared/listing.ts';
+import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
+import { timelineRepository } from '../timeline/timeline.repository.ts';
+import { assertEditable, draftOf, invoiceView, newDraft, priceLines, totalsColumns, dueDatesFor } from './invoice.domain.ts';
+import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
+import { requireCustomer, resolveItems } from './invoice-items.ts';
+import { invoiceRepository } from './invoice.repository.ts';
+import { computeInvoice } from './invoice-totals.domain.ts';
+
+/** A date filter bound: a datetime as given, or a date meaning the start (gte) or end (lte) of that UTC day. */
+const createdBound = (value: string | undefined, end: 'start' | 'end'): Date | undefined => {
+  if (value === undefined) return undefined;
+  if (value.length > 10) return new Date(value);
+  return new Date(end === 'start' ? `${value}T00:00:00.000Z` : `${value}T23:59:59.999Z`);
+};
+
+/** Drafts and reads: create, list, retrieve, PATCH, delete, timeline. */
+export const invoiceService = (deps: InvoiceDeps) => {
+  const { em, catalog, announce } = deps;
+  const invoices = invoiceRepository(em);
+  const timeline = timelineRepository(em);
+
+  return {
+    create: async (actor: Actor, body: CreateInvoiceBody) => {
+      const moment = await workspaceMoment(deps, actor);
+      const currency = body.currency ?? moment.account.defaultCurrency;
+      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now });
+      const [customer, drafts] = await Promise.all([
+        requireCustomer(catalog, actor, body.customer),
+        resolveItems(catalog, actor, body.items, currency),
+      ]);
+      const { rows: lines, totals } = priceLines(row, drafts);
+      Object.assign(row, totalsColumns(totals), { customerName: customer.name });
+      const view = invoiceView(row, lines, moment.view);
+      await em.transactional(async (tx) => {
+        invoices.add(tx, row, lines);
+        timeline.add(tx, timelineEntry(row, { type: 'created' }, actor, moment.now));
+        await addBillingEvent(tx, BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
+      });
+      announce();
+      return { data: view };
+    },
+
+    list: async (actor: Actor, query: ListInvoicesQuery) => {
+      const moment = await workspaceMoment(deps, actor);
+      const filter = {
+        customerId: query.customer,
+        status: query.status,
+        q: query.q,
+        createdFrom: createdBound(query['created[gte]'], 'start'),
+        createdUntil: createdBound(query['created[lte]'], 'end'),
+        today: moment.local.date,
+      };
+      const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, positionOf(query.cursor), query.limit);
+      const lines = await invoices.linesOfEach(rows.slice(0, query.limit).map((row) => row.id));
+      return toPage(
+        rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
+        query.limit,
+        ({ row }) => invoiceView(row, lines.get(row.id) ?? [], moment.view),
+      );
+    },
+
+    retrieve: async (actor: Actor, publicId: string) => {
+      const id = invoiceIdOf(publicId);
+      const [moment, row, lines] = await Promise.all([
+        workspaceMoment(deps, actor),
+        invoices.findInWorkspace(actor.workspaceId, id),
+        invoices.linesOf(em, id),
+      ]);
+      if (!row) throw notFound('invoice', publicId);
+      return { data: invoiceView(row, lines, moment.view) };
+    },
+
+    update: (actor: Actor, publicId: string, patch: UpdateInvoiceBody) =>
+      retryingStaleReads(async () => {
+        const id = invoiceIdOf(publicId);
+        const moment = await workspaceMoment(deps, actor);
+        const current = await invoices.findInWorkspace(actor.workspaceId, id);
+        if (!current) throw notFound('invoice', publicId);
+        assertEditable(current, 'edited');
+        const currency = patch.currency ?? current.currency;
+        const [customer, drafts] = await Promise.all([
+          patch.customer !== undefined ? requireCustomer(catalog, actor, patch.customer) : undefined,
+          patch.items !== undefined ? resolveItems(catalog, actor, patch.items, currency) : undefined,
+        ]);
+        const view = await em.transactional(async (tx) => {
+          const row = await invoices.findForUpdate(tx, actor.workspaceId, id);
+          if (!row) throw notFound('invoice', publicId);
+          assertEditable(row, 'edited');
+          // The items were priced in the currency read before the lock; another PATCH may have changed it since.
+          if (currency !== (patch.currency ?? row.currency)) throw new StaleRead();
+          const issueDate = patch.issue_date ?? row.issueDate;
+          const dates = dueDatesFor(issueDate, patch, { dueDate: row.dueDate ?? null, daysUntilDue: row.daysUntilDue ?? null });
+          let lines = await invoices.linesOf(tx, id);
+          if (drafts) {
+            lines = priceLines(row, drafts).rows;
+            await invoices.replaceLines(tx, id, lines);
+          } else if (currency !== row.currency) {
+            // Catalog lines were priced in the old currency: they go; ad-hoc lines keep their amounts.
+            lines = lines.filter((line) => line.priceId == null);
+            await invoices.dropCatalogLines(tx, id);
+          }
+          const { totals } = computeInvoice(lines.map(draftOf));
+          tx.assign(row, {
+            ...(customer && patch.customer !== undefined ? { customerId: patch.customer, customerName: customer.name } : {}),
+            currency,
+            ...(patch.collection_method !== undefined ? { collectionMethod: patch.collection_method } : {}),
+            issueDate,
+            ...dates,
+            ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
+            ...(patch.footer !== undefined ? { footer: patch.footer } : {}),
+            ...totalsColumns(totals),
+            updatedAt: moment.now,
+          });
+          const updated = invoiceView(row, lines, moment.view);
+          timeline.add(tx, timelineEntry(row, { type: 'updated' }, actor, moment.now));
+          await addBillingEvent(tx, BILLING_SUBJECTS.invoiceUpdated, { object: updated }, actor, moment.now);
+          return updated;
+        });
+        announce();
+        return { data: view };
+      }),
+
+    remove: async (actor: Actor, publicId: string): Promise<void> => {
+      const id = invoiceIdOf(publicId);
+      const moment = await workspaceMoment(deps, actor);
+      await em.transactional(async (tx) => {
+        const row = await invoices.findForUpdate(tx, actor.workspaceId, id);
+        if (!row) throw notFound('invoice', publicId);
+        assertEditable(row, 'deleted');
+        const view = invoiceView(row, await invoices.linesOf(tx, id), moment.view);
+        await invoices.remove(tx, row);
+        await addBillingEvent(tx, BILLING_SUBJECTS.invoiceDeleted, { object: view }, actor, moment.now);
+      });
+      announce();
+    },
+
+    timeline: async (actor: Actor, publicId: string, query: z.output<typeof PageQuery>) => {
+      const id = invoiceIdOf(publicId);
+      if (!(await invoices.findInWorkspace(actor.workspaceId, id))) throw notFound('invoice', publicId);
+      const rows = await timeline.pageOldestFirst(id, positionOf(query.cursor), query.limit);
+      return toPage(
+        rows.map((row) => ({ row, created: row.occurredAt, id: row.id })),
+        query.limit,
+        ({ row }) => timelineView(row),
+      );
+    },
+  };
+};
+
+export type InvoiceService = ReturnType<typeof invoiceService>;

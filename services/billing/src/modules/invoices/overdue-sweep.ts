@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { BILLING_SUBJECTS } from '@invoicing/contracts';
+import type { Orm } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { BILLING_SCHEMA } from '../../database.ts';
+import type { Actor } from '../../shared/actor.ts';
+import { localDateOf, type Clock } from '../../shared/clock.ts';
+import { addBillingEvent } from '../../shared/events.ts';
+import { timelineEntry } from '../timeline/timeline.domain.ts';
+import { timelineRepository } from '../timeline/timeline.repository.ts';
+import { invoiceView } from './invoice.domain.ts';
+import { InvoiceEntity } from './invoice.entity.ts';
+import { invoiceRepository } from './invoice.repository.ts';
+
+export interface OverdueSweepOptions {
+  orm: Orm;
+  clock: Clock;
+  publicUrlBase: string;
+  intervalMs: number;
+  announce: () => void;
+  onError: (error: unknown) => void;
+  batchSize?: number;
+}
+
+/**
+ * Emits `billing.invoice.overdue` once per invoice that is open and past its due date in its
+ * workspace's time zone. Rows are claimed with FOR UPDATE SKIP LOCKED and marked
+ * (`overdue_event_at`) in the transaction that adds the event, so several replicas sweeping at
+ * once never emit one twice. Reads do not wait for the sweep: they compute `overdue` themselves.
+ */
+export class OverdueSweep {
+  readonly #options: Required<OverdueSweepOptions>;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = true;
+
+  constructor(options: OverdueSweepOptions) {
+    this.#options = { batchSize: 100, ...options };
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Sweeps until nothing is left to mark; returns how many invoices it marked. */
+  async sweepOnce(): Promise<number> {
+    let marked = 0;
+    for (;;) {
+      const batch = await this.#options.orm.em.fork().transactional((tx) => this.#markBatch(tx));
+      marked += batch;
+      if (batch > 0) this.#options.announce();
+      if (batch < this.#options.batchSize) return marked;
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.sweepOnce()
+        .catch(this.#options.onError)
+        .finally(() => this.#schedule(this.#options.intervalMs));
+    }, delayMs);
+  }
+
+  async #markBatch(tx: EntityManager): Promise<number> {
+    const { clock, batchSize, publicUrlBase } = this.#options;
+    const now = clock.now();
+    const claimed = await tx.execute<{ id: string; timezone: string }[]>(
+      `select i.id, coalesce(a.timezone, 'UTC') as timezone
+         from "${BILLING_SCHEMA}".invoices i
+         left join "${BILLING_SCHEMA}".accounts a on a.workspace_id = i.workspace_id
+        where i.status = 'open' and i.overdue_event_at is null
+          and i.due_date < (timezone(coalesce(a.timezone, 'UTC'), ?::timestamptz))::date
+        order by i.due_date, i.id
+        limit ?
+          for update of i skip locked`,
+      [now, batchSize],
+    );
+    if (claimed.length === 0) return 0;
+    const timeZones = new Map(claimed.map((row) => [row.id, row.timezone]));
+    const invoices = invoiceRepository(tx);
+    const rows = await tx.find(InvoiceEntity, { id: { $in: [...timeZones.keys()] } });
+    const lines = await invoices.linesOfEach(rows.map((row) => row.id));
+    const correlationId = `overdue-sweep-${randomUUID()}`;
+    for (const row of rows) {
+      const system: Actor = { workspaceId: row.workspaceId, keyId: null, requestId: correlationId, idempotencyKey: null };
+      tx.assign(row, { overdueEventAt: now });
+      timelineRepository(tx).add(tx, timelineEntry(row, { type: 'overdue', due_date: row.dueDate! }, system, now));
+      const today = localDateOf(now, timeZones.get(row.id) ?? 'UTC').date;
+      const view = invoiceView(row, lines.get(row.id) ?? [], { today, publicUrlBase });
+      await addBillingEvent(tx, BILLING_SUBJECTS.invoiceOverdue, { object: view }, system, now);
+    }
+    return claimed.length;
+  }
+}

@@ -1,0 +1,90 @@
+import {
+  createServiceClient,
+  ensureDatabaseExists,
+  loggerOptions,
+  migrateDatabase,
+  OutboxRelay,
+  pingDatabase,
+  type EventBus,
+} from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.ts';
+import type { BillingConfig } from './config.ts';
+import { BILLING_SCHEMA, openBillingDatabase } from './database.ts';
+import { OverdueSweep } from './modules/invoices/overdue-sweep.ts';
+import { catalogReader } from './shared/catalog.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+
+export interface BillingServiceDeps {
+  /** The event bus, owned by whoever hosts the service: several services may share one. */
+  bus: EventBus;
+  logger?: FastifyServerOptions['logger'];
+  clock?: Clock;
+}
+
+/**
+ * Billing as a unit a host can run: the HTTP app, the outbox relay and the overdue sweep on one
+ * database pool. It owns nothing process-wide (no signals, no exit, no bus), so one process may host
+ * it beside other services; `stop` (or closing the app) stops its workers and closes its pool.
+ */
+export const createBillingService = async (config: BillingConfig, { bus, logger, clock = systemClock }: BillingServiceDeps) => {
+  await ensureDatabaseExists(config.DATABASE_URL);
+  const orm = await openBillingDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const catalogClient = createServiceClient({
+    baseUrl: config.CATALOG_URL,
+    name: 'catalog',
+    internalToken: config.INTERNAL_TOKEN,
+    timeoutMs: config.CATALOG_TIMEOUT_MS,
+  });
+  let relay: OutboxRelay | undefined;
+  const app = buildApp({
+    orm,
+    internalToken: config.INTERNAL_TOKEN,
+    catalog: catalogReader(catalogClient),
+    clock,
+    publicUrlBase: config.PUBLIC_URL_BASE,
+    announce: () => relay?.nudge(),
+    checkReadiness: async () => {
+      await pingDatabase(orm);
+      await bus.ping();
+    },
+    logger: logger ?? loggerOptions('billing', config.LOG_LEVEL),
+  });
+  relay = new OutboxRelay({
+    orm,
+    schema: BILLING_SCHEMA,
+    bus,
+    pollMs: config.OUTBOX_POLL_MS,
+    onError: (error) => app.log.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
+  });
+  const sweep = new OverdueSweep({
+    orm,
+    clock,
+    publicUrlBase: config.PUBLIC_URL_BASE,
+    intervalMs: config.OVERDUE_SWEEP_INTERVAL_MS,
+    announce: () => relay?.nudge(),
+    onError: (error) => app.log.error({ err: error }, 'overdue sweep failed; it runs again at the next interval'),
+  });
+  app.addHook('onClose', async () => {
+    await sweep.stop();
+    await relay?.stop();
+    await catalogClient.close();
+    await orm.close();
+  });
+
+  return {
+    app,
+    orm,
+    relay,
+    sweep,
+    /** Applies pending migrations, then starts the relay and the sweep. */
+    start: async () => {
+      await migrateDatabase(orm, BILLING_SCHEMA, config.DATABASE_URL);
+      relay.start();
+      sweep.start();
+    },
+    stop: () => app.close(),
+  };
+};
+
+export type BillingService = Awaited<ReturnType<typeof createBillingService>>;

@@ -1,0 +1,33 @@
+import { parsePublicId } from '@invoicing/contracts';
+import { AppError, callerOf, type Caller } from '@invoicing/service-kit';
+import type { FastifyRequest } from 'fastify';
+
+/** Who acts, in what request: every change records it in the timeline and in its event. */
+export interface Actor {
+  /** The workspace UUID, as stored on every row. */
+  workspaceId: string;
+  /** The API key; null for the system (the overdue sweep). */
+  keyId: string | null;
+  requestId: string;
+  idempotencyKey: string | null;
+}
+
+/**
+ * The actor the gateway authenticated. The gateway sends the workspace as a dashed UUID (the
+ * `ws_` form is accepted too); anything else means the request did not come through the gateway
+ * as it should, so it is refused rather than guessed at.
+ */
+export const actorOf = (request: FastifyRequest): Actor => {
+  const caller = callerOf(request);
+  const workspaceId = parsePublicId('workspace', caller.workspaceId);
+  if (workspaceId === undefined) throw new AppError('unauthenticated', 'The workspace header is not a workspace ID.');
+  return { workspaceId, keyId: caller.apiKeyId, requestId: caller.requestId, idempotencyKey: caller.idempotencyKey ?? null };
+};
+
+/** The identity to pass on when billing calls another service on the actor's behalf. */
+export const callerFor = (actor: Actor): Caller => ({
+  workspaceId: actor.workspaceId,
+  apiKeyId: actor.keyId ?? 'system',
+  requestId: actor.requestId,
+  idempotencyKey: undefined,
+});
