@@ -12,8 +12,13 @@ const GIN_OPTIONS = 'with (fastupdate = off)';
 
 export class Migration20261123000000CreateCatalog extends Migration {
   override async up(): Promise<void> {
-    // pg_trgm is per database and may already exist (another service, or an operator) in any schema.
-    await this.execute('create extension if not exists pg_trgm with schema public');
+    // pg_trgm is per database and may already exist (another service, or an operator) in any schema;
+    // services migrating at the same start-up may race to create it, and the loser carries on.
+    await this.execute(`
+      do $$ begin
+        create extension if not exists pg_trgm with schema public;
+      exception when unique_violation or duplicate_object then null;
+      end $$`);
     const [extension] = await this.execute(
       `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`,
     );

@@ -1,4 +1,5 @@
 import { decodeCursor, type KeysetPosition } from '@invoicing/service-kit';
+import type { QueryBuilder } from '@mikro-orm/postgresql';
 
 /**
  * An `ILIKE` pattern matching `text` anywhere. `%`, `_` and `\` in the search are escaped, so a
@@ -11,9 +12,12 @@ export const positionOf = (cursor: string | undefined): KeysetPosition | undefin
   cursor === undefined ? undefined : decodeCursor(cursor);
 
 /**
- * Keyset condition for (created desc, id desc) pages, as a row comparison: PostgreSQL turns it
- * into an index bound on the (workspace_id, created desc, id desc) indexes, so a deep page costs
- * the same as the first.
+ * Orders a list query newest first by (created, id) and takes `limit + 1` rows after `position`;
+ * the extra row only tells whether a next page exists. The position is a row comparison, which
+ * PostgreSQL turns into a bound on the (workspace_id, created desc, id desc) indexes, so a deep
+ * page costs the same as the first, and rows sharing one `created` are split by id.
  */
-export const OLDER_THAN_POSITION = '(created, id) < (?, ?)';
-export const olderThanParams = (position: KeysetPosition): [Date, string] => [position.created, position.id];
+export const newestFirstPage = <Row extends KeysetPosition>(qb: QueryBuilder<Row>, position: KeysetPosition | undefined, limit: number) => {
+  if (position) qb.andWhere('(created, id) < (?, ?)', [position.created, position.id]);
+  return qb.orderBy({ created: 'desc', id: 'desc' }).limit(limit + 1);
+};

@@ -74,6 +74,19 @@ describe('customers', () => {
     expect(await client.data(client.patch(`/api/v1/customers/${created.id}`, {}))).toEqual(updated);
   });
 
+  it('applies concurrent address updates one after the other, losing none', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, { name: 'Busy' });
+    const sent = { line1: 'L1', line2: 'L2', city: 'City', state: 'ST', postal_code: '12345', country: 'NL' };
+
+    const replies = await Promise.all(
+      Object.entries(sent).map(([key, value]) => client.patch(`/api/v1/customers/${created.id}`, { address: { [key]: value } })),
+    );
+
+    expect(replies.map((reply) => reply.statusCode)).toEqual(Array(6).fill(200));
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toMatchObject({ address: sent });
+  });
+
   it('archives with DELETE: still retrievable, hidden from lists unless include_deleted=true', async () => {
     const client = catalog.workspace();
     const kept = await createCustomer(client, { name: 'Kept' });

@@ -1,23 +1,19 @@
 import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
 import { toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { positionOf } from '../../shared/listing.ts';
-import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
-import type { CustomerRow } from './customer.entity.ts';
+import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 import { customerRepository } from './customer.repository.ts';
 
 export const customerService = (em: EntityManager, clock: Clock) => {
   const customers = customerRepository(em);
 
-  // The row lock makes concurrent PATCHes apply one after the other, so no address merge is lost.
-  const changeCustomer = (workspaceId: string, publicId: string, change: (row: CustomerRow) => Partial<CustomerRow>) =>
-    em.transactional(async (tx) => {
-      const row = await loadByPublicId('customer', publicId, (id) => customers.findForUpdate(tx, workspaceId, id));
-      tx.assign(row, change(row));
-      return { data: customerView(row) };
-    });
+  const changeCustomer = async (workspaceId: string, publicId: string, change: (row: CustomerRow) => Partial<CustomerRow>) => ({
+    data: customerView(await changeByPublicId(em, CustomerEntity, 'customer', workspaceId, publicId, change)),
+  });
 
   return {
     list: async (workspaceId: string, query: ListCustomersQuery) => {

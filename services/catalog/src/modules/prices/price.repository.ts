@@ -1,8 +1,8 @@
 import type { PriceType } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
-import { OLDER_THAN_POSITION, olderThanParams } from '../../shared/listing.ts';
+import { newestFirstPage } from '../../shared/listing.ts';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 
 export interface PriceFilter {
@@ -17,18 +17,13 @@ const findById = findByIdInWorkspace(PriceEntity, 'prices');
 export const priceRepository = (em: EntityManager) => ({
   findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> => findById(em, workspaceId, id),
 
-  findForUpdate: (tx: EntityManager, workspaceId: string, id: string): Promise<PriceRow | null> =>
-    tx.findOne(PriceEntity, { id, workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),
-
-  /** `limit + 1` rows, newest first, after `position`; the extra row tells whether a next page exists. */
   pageNewestFirstQuery: (workspaceId: string, filter: PriceFilter, position: KeysetPosition | undefined, limit: number) => {
     const qb = em.createQueryBuilder(PriceEntity).select('*').where({ workspaceId });
     if (filter.productId !== undefined) qb.andWhere({ productId: filter.productId });
     if (filter.active !== undefined) qb.andWhere({ active: filter.active });
     if (filter.currency !== undefined) qb.andWhere({ currency: filter.currency });
     if (filter.type !== undefined) qb.andWhere({ type: filter.type });
-    if (position) qb.andWhere(OLDER_THAN_POSITION, olderThanParams(position));
-    return qb.orderBy({ created: 'desc', id: 'desc' }).limit(limit + 1);
+    return newestFirstPage(qb, position, limit);
   },
 
   add: (row: PriceRow): PriceRow => em.create(PriceEntity, row),

@@ -1,24 +1,21 @@
 import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
 import { notFound, toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { positionOf } from '../../shared/listing.ts';
-import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import { productRepository } from '../products/product.repository.ts';
 import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain.ts';
-import type { PriceRow } from './price.entity.ts';
+import { PriceEntity, type PriceRow } from './price.entity.ts';
 import { priceRepository } from './price.repository.ts';
 
 export const priceService = (em: EntityManager, clock: Clock) => {
   const prices = priceRepository(em);
   const products = productRepository(em);
 
-  const changePrice = (workspaceId: string, publicId: string, change: (row: PriceRow) => Partial<PriceRow>) =>
-    em.transactional(async (tx) => {
-      const row = await loadByPublicId('price', publicId, (id) => prices.findForUpdate(tx, workspaceId, id));
-      tx.assign(row, change(row));
-      return { data: priceView(row) };
-    });
+  const changePrice = async (workspaceId: string, publicId: string, change: (row: PriceRow) => Partial<PriceRow>) => ({
+    data: priceView(await changeByPublicId(em, PriceEntity, 'price', workspaceId, publicId, change)),
+  });
 
   return {
     list: async (workspaceId: string, query: ListPricesQuery) => {

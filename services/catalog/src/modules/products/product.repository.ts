@@ -1,7 +1,7 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
-import { containsPattern, OLDER_THAN_POSITION, olderThanParams } from '../../shared/listing.ts';
+import { containsPattern, newestFirstPage } from '../../shared/listing.ts';
 import { ProductEntity, type ProductRow } from './product.entity.ts';
 
 export interface ProductFilter {
@@ -17,10 +17,6 @@ export const productRepository = (em: EntityManager) => ({
   existsInWorkspace: async (workspaceId: string, id: string): Promise<boolean> =>
     (await em.count(ProductEntity, { id, workspaceId })) > 0,
 
-  findForUpdate: (tx: EntityManager, workspaceId: string, id: string): Promise<ProductRow | null> =>
-    tx.findOne(ProductEntity, { id, workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),
-
-  /** `limit + 1` rows, newest first, after `position`; the extra row tells whether a next page exists. */
   pageNewestFirstQuery: (workspaceId: string, filter: ProductFilter, position: KeysetPosition | undefined, limit: number) => {
     const qb = em.createQueryBuilder(ProductEntity).select('*').where({ workspaceId });
     if (filter.active !== undefined) qb.andWhere({ active: filter.active });
@@ -28,8 +24,7 @@ export const productRepository = (em: EntityManager) => ({
       const pattern = containsPattern(filter.q);
       qb.andWhere({ $or: [{ name: { $ilike: pattern } }, { description: { $ilike: pattern } }] });
     }
-    if (position) qb.andWhere(OLDER_THAN_POSITION, olderThanParams(position));
-    return qb.orderBy({ created: 'desc', id: 'desc' }).limit(limit + 1);
+    return newestFirstPage(qb, position, limit);
   },
 
   add: (row: ProductRow): ProductRow => em.create(ProductEntity, row),

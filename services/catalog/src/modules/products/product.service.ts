@@ -1,21 +1,19 @@
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
 import { toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { positionOf } from '../../shared/listing.ts';
-import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
+import { ProductEntity } from './product.entity.ts';
 import { productRepository } from './product.repository.ts';
 
 export const productService = (em: EntityManager, clock: Clock) => {
   const products = productRepository(em);
 
-  const changeProduct = (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) =>
-    em.transactional(async (tx) => {
-      const row = await loadByPublicId('product', publicId, (id) => products.findForUpdate(tx, workspaceId, id));
-      tx.assign(row, productChanges(row, proposed, clock()));
-      return { data: productView(row) };
-    });
+  const changeProduct = async (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) => ({
+    data: productView(await changeByPublicId(em, ProductEntity, 'product', workspaceId, publicId, (row) => productChanges(row, proposed, clock()))),
+  });
 
   return {
     list: async (workspaceId: string, query: ListProductsQuery) => {
