@@ -12,5 +12,8 @@ export * from './billing/account.ts';
 export * from './billing/invoices.ts';
 export * from './billing/numbering.ts';
 export * from './billing/events.ts';
+export * from './documents/documents.ts';
+export * from './documents/public-link.ts';
+export * from './documents/events.ts';
 export * from './routes.ts';
 export * from './events.ts';

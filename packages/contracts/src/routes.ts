@@ -5,6 +5,8 @@ import { gatewayOperations } from './gateway.ts';
 import { accountOperations } from './billing/account.ts';
 import { invoiceOperations } from './billing/invoices.ts';
 import { numberingOperations } from './billing/numbering.ts';
+import { documentOperations } from './documents/documents.ts';
+import { publicLinkOperations } from './documents/public-link.ts';
 import type { Operation } from './operation.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
@@ -14,6 +16,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...invoiceOperations,
+  ...publicLinkOperations,
+  ...documentOperations,
   ...numberingOperations,
   ...accountOperations,
 ];
