@@ -41,6 +41,15 @@ describe('service client', () => {
     await client.close();
   });
 
+  it('sends no workspace on a call made on behalf of no workspace', async () => {
+    const client = sut();
+    await expect(client.get('/ok', { requestId: 'req-2' }, Thing)).resolves.toEqual({ data: { name: 'Acme' } });
+    expect(seen.at(-1)).toMatchObject({ 'x-internal-token': 't'.repeat(32), 'x-request-id': 'req-2' });
+    expect(seen.at(-1)).not.toHaveProperty('x-workspace-id');
+    expect(seen.at(-1)).not.toHaveProperty('x-api-key-id');
+    await client.close();
+  });
+
   it('answers undefined for a 404, so the caller reports its own 404', async () => {
     const client = sut();
     await expect(client.get('/missing', caller, Thing)).resolves.toBeUndefined();

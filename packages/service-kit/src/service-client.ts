@@ -16,6 +16,11 @@ export interface ServiceClientOptions {
   connections?: number;
 }
 
+/** A call on no workspace's behalf (an internal route such as a public-link lookup): only the request id travels. */
+export interface SystemCaller {
+  requestId: string;
+}
+
 /**
  * A keep-alive HTTP client for calling another service with the caller's identity (the internal
  * headers the gateway set). Every failure to get an answer in time — refused connection, timeout,
@@ -32,7 +37,7 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
     keepAliveTimeout: 30_000,
   });
 
-  const get = async <S extends z.ZodType>(path: string, caller: Caller, schema: S): Promise<z.output<S> | undefined> => {
+  const get = async <S extends z.ZodType>(path: string, caller: Caller | SystemCaller, schema: S): Promise<z.output<S> | undefined> => {
     let response: Awaited<ReturnType<typeof pool.request>>;
     try {
       response = await pool.request({
@@ -40,8 +45,7 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
         path,
         headers: {
           [INTERNAL_HEADERS.token]: internalToken,
-          [INTERNAL_HEADERS.workspaceId]: caller.workspaceId,
-          [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId,
+          ...('workspaceId' in caller ? { [INTERNAL_HEADERS.workspaceId]: caller.workspaceId, [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId } : {}),
           [INTERNAL_HEADERS.requestId]: caller.requestId,
           accept: 'application/json',
         },
