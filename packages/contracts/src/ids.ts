@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   invoiceItem: 'ii',
   webhookEndpoint: 'we',
   event: 'evt',
+  deliveryAttempt: 'att',
   apiKey: 'key',
   workspace: 'ws',
 } as const;

@@ -7,6 +7,8 @@ import { invoiceOperations } from './billing/invoices.ts';
 import { numberingOperations } from './billing/numbering.ts';
 import { documentOperations } from './documents/documents.ts';
 import { publicLinkOperations } from './documents/public-link.ts';
+import { eventOperations } from './notifications/events.ts';
+import { webhookEndpointOperations } from './notifications/webhook-endpoints.ts';
 import type { Operation } from './operation.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
@@ -20,4 +22,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...documentOperations,
   ...numberingOperations,
   ...accountOperations,
+  ...webhookEndpointOperations,
+  ...eventOperations,
 ];
