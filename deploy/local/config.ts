@@ -10,6 +10,13 @@ export const RunnerSettings = z.object({
   ...localDatabaseSettings,
   PORT: z.coerce.number().int().min(1).max(65535).default(8080).describe('Port of the gateway, the only public one.'),
   HOST: z.string().min(1).default('127.0.0.1').describe('Address the gateway listens on; services stay on 127.0.0.1.'),
+  SERVICE_PORT_BASE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65_000)
+    .default(3100)
+    .describe('The other services listen on the ports after it: catalog +1, billing +2, documents +3, notifications +4.'),
   LOG_LEVEL: serviceSettings.LOG_LEVEL,
   NATS_URL: z.url().optional().describe('NATS with JetStream; unset: the services use an in-process bus.'),
   READY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe('How long a service may take to answer /readyz.'),

@@ -6,13 +6,14 @@ import { describeExit, ServiceProcess, type Exit, type LineSink } from './servic
 
 export const GATEWAY = 'gateway';
 
-/** Ports `npm start` gives the services: each one's own default, so their URLs match the gateway's defaults. */
-export const LOCAL_SERVICE_PORTS: Readonly<Record<string, number>> = {
-  catalog: 3101,
-  billing: 3102,
-  documents: 3103,
-  notifications: 3104,
-};
+const PORT_OFFSETS: Readonly<Record<string, number>> = { catalog: 1, billing: 2, documents: 3, notifications: 4 };
+
+/**
+ * Ports `npm start` gives the upstream services. From the default base 3100 they are each
+ * service's own default (catalog 3101, billing 3102, ...), matching the gateway's default URLs.
+ */
+export const localServicePorts = (base: number): Record<string, number> =>
+  Object.fromEntries(Object.entries(PORT_OFFSETS).map(([name, offset]) => [name, base + offset]));
 
 /** Every service under `services/` that has a `src/<script>`, sorted, the gateway last. */
 export const discoverServices = (script = 'main.ts'): string[] => {
@@ -47,10 +48,18 @@ export interface PlatformOptions {
   signal?: AbortSignal;
 }
 
+export interface RunningService {
+  name: string;
+  url: string;
+  pid: number | undefined;
+}
+
 export interface Platform {
   gatewayUrl: string;
   /** Base URL of each service, by name. */
   urls: Readonly<Record<string, string>>;
+  /** In start order, the gateway last. */
+  services: readonly RunningService[];
   /** Settles when a service exits before `stop` was called. */
   unexpectedExit: Promise<{ name: string; exit: Exit }>;
   /** Stops the gateway first, so no request reaches a stopping service, then the others. */
@@ -115,6 +124,7 @@ export const launchPlatform = async (options: PlatformOptions): Promise<Platform
   return {
     gatewayUrl: `http://127.0.0.1:${gateway.port}`,
     urls: Object.fromEntries(started.map((child) => [child.name, child.url])),
+    services: started.map(({ name, url, pid }) => ({ name, url, pid })),
     unexpectedExit,
     stop,
   };

@@ -66,6 +66,10 @@ export class ChildScript {
     });
   }
 
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   get running(): boolean {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }

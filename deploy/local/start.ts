@@ -2,16 +2,20 @@
 import { ConfigError, ensureDatabaseExists } from '@invoicing/service-kit';
 import { loadRunnerSettings } from './config.ts';
 import { openLocalDatabase, type LocalDatabase } from './local-database.ts';
-import { discoverServices, explainExit, generateInternalToken, launchPlatform, LOCAL_SERVICE_PORTS, type Platform } from './platform.ts';
+import { discoverServices, explainExit, generateInternalToken, launchPlatform, localServicePorts, type Platform } from './platform.ts';
 import { prefixedSink } from './service-process.ts';
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
-const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean): string => {
+const banner = (port: number, platform: Platform, database: LocalDatabase, usesDatabaseUrl: boolean): string => {
   const origin = `http://localhost:${port}`;
+  const width = Math.max(...platform.services.map(({ name }) => name.length));
   return [
     '',
-    `The invoicing API is up at ${origin}/api/v1 (database: ${database.description}).`,
+    ...platform.services.map(({ name, url, pid }) => `  ${name.padEnd(width)}  ${url}  (pid ${pid})`),
+    `  database: ${database.description}`,
+    '',
+    `The invoicing API is up at ${origin}/api/v1`,
     `  OpenAPI document: ${origin}/api/v1/openapi.json`,
     '  Create an API key, in another shell in this folder:',
     `    ${usesDatabaseUrl ? 'DATABASE_URL=<the same URL> ' : ''}npm run --silent admin -- keys create --workspace demo --scopes all`,
@@ -41,7 +45,7 @@ const main = async (): Promise<number> => {
     await ensureDatabaseExists(database.url);
     platform = await launchPlatform({
       services,
-      ports: LOCAL_SERVICE_PORTS,
+      ports: localServicePorts(settings.SERVICE_PORT_BASE),
       gateway: { host: settings.HOST, port: settings.PORT },
       databaseUrl: database.url,
       internalToken: generateInternalToken(),
@@ -59,7 +63,7 @@ const main = async (): Promise<number> => {
     return interrupted ? 0 : 1;
   }
 
-  say(banner(settings.PORT, database, Boolean(settings.DATABASE_URL)));
+  say(banner(settings.PORT, platform, database, Boolean(settings.DATABASE_URL)));
   const outcome = await Promise.race([
     signalled.then((signal) => ({ code: 0, reason: `${signal}: stopping the services, then the database.` })),
     platform.unexpectedExit.then((exit) => ({ code: 1, reason: explainExit(exit) })),
