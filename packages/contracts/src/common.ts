@@ -37,9 +37,14 @@ export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
 /** A monetary amount: an integer in the currency's minor unit, never above Number.MAX_SAFE_INTEGER. */
 export const MinorAmount = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-/** Treats an empty string as null: the API's way of clearing an optional text field. */
+/**
+ * Treats an empty string as null: the API's way of clearing an optional text field. A value that
+ * fails is reported with the message of the field's own rule, not a bare "Invalid input".
+ */
 export const emptyAsNull = <T extends z.ZodType>(schema: T) =>
-  z.union([z.literal('').transform(() => null), schema.nullable()]);
+  z.union([z.literal('').transform(() => null), schema.nullable()], {
+    error: (issue) => (issue.code === 'invalid_union' ? issue.errors.at(-1)?.[0]?.message : undefined),
+  });
 
 export const Address = z
   .object({
