@@ -25,6 +25,10 @@ export const discoverServices = (script = 'main.ts'): string[] => {
 /** The gateway setting that names a service's address: `catalog` → `CATALOG_URL`. */
 export const upstreamUrlVariable = (service: string): string => `${service.toUpperCase()}_URL`;
 
+/** Where clients reach the gateway, as the gateway itself names it: public invoice links start with it. */
+const publicOrigin = ({ host, port }: { host: string; port: number }): string =>
+  `http://${['0.0.0.0', '::', '127.0.0.1', '::1'].includes(host) ? 'localhost' : host}:${port}`;
+
 /** The credential the gateway and the services share for one run. */
 export const generateInternalToken = (): string => randomBytes(32).toString('base64url');
 
@@ -73,18 +77,22 @@ export interface Platform {
 export const launchPlatform = async (options: PlatformOptions): Promise<Platform> => {
   const { services, ports, gateway, readyTimeoutMs = 60_000 } = options;
   const upstreams = services.filter((name) => name !== GATEWAY);
+  const portOf = (name: string): number => {
+    const port = ports[name];
+    if (port === undefined) throw new Error(`No port for the service ${name}`);
+    return port;
+  };
+  // Every service learns where the others are (billing calls catalog, say), and the public origin.
+  const upstreamUrls = Object.fromEntries(upstreams.map((name) => [upstreamUrlVariable(name), `http://127.0.0.1:${portOf(name)}`]));
   const common = {
+    PUBLIC_URL_BASE: publicOrigin(gateway),
     ...options.inherited,
+    ...upstreamUrls,
     DATABASE_URL: options.databaseUrl,
     INTERNAL_TOKEN: options.internalToken,
     LOG_LEVEL: options.logLevel,
     ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
     ...options.extraEnv,
-  };
-  const portOf = (name: string): number => {
-    const port = ports[name];
-    if (port === undefined) throw new Error(`No port for the service ${name}`);
-    return port;
   };
 
   const started: ServiceProcess[] = [];
@@ -94,8 +102,8 @@ export const launchPlatform = async (options: PlatformOptions): Promise<Platform
       await Promise.all(started.filter((child) => child.name === GATEWAY).map((child) => child.stop()));
       await Promise.all(started.filter((child) => child.name !== GATEWAY).map((child) => child.stop()));
     })());
-  const launch = async (name: string, host: string, port: number, env: NodeJS.ProcessEnv): Promise<ServiceProcess> => {
-    const child = new ServiceProcess(name, port, { ...common, ...env, HOST: host, PORT: String(port) }, options.sink);
+  const launch = async (name: string, host: string, port: number): Promise<ServiceProcess> => {
+    const child = new ServiceProcess(name, port, { ...common, HOST: host, PORT: String(port) }, options.sink);
     started.push(child);
     await child.waitUntilReady(readyTimeoutMs);
     return child;
@@ -105,11 +113,8 @@ export const launchPlatform = async (options: PlatformOptions): Promise<Platform
   const onAbort = () => void stop();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await Promise.all(upstreams.map((name) => launch(name, '127.0.0.1', portOf(name), {})));
-    const upstreamUrls = Object.fromEntries(upstreams.map((name) => [upstreamUrlVariable(name), `http://127.0.0.1:${portOf(name)}`]));
-    if (services.includes(GATEWAY)) {
-      await launch(GATEWAY, gateway.host, gateway.port, upstreamUrls);
-    }
+    await Promise.all(upstreams.map((name) => launch(name, '127.0.0.1', portOf(name))));
+    if (services.includes(GATEWAY)) await launch(GATEWAY, gateway.host, gateway.port);
   } catch (error) {
     await stop();
     throw error;
