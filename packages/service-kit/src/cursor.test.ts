@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containsPattern as sut } from './listing.ts';
+import { containsPattern as sut } from './cursor.ts';
 
 describe('containsPattern', () => {
   it.each([

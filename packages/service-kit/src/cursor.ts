@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { QueryBuilder } from '@mikro-orm/postgresql';
 import { invalidRequest } from './app-error.ts';
 
 /** The position after the last row of a page, ordered newest first by (created, id). */
@@ -35,8 +36,23 @@ export const toPage = <Row extends KeysetPosition, View>(rows: Row[], limit: num
   };
 };
 
-/** Where-clause fragment for the rows after `position` in (created desc, id desc) order. */
-export const olderThan = (position: KeysetPosition | undefined) =>
-  position
-    ? { $or: [{ created: { $lt: position.created } }, { created: position.created, id: { $lt: position.id } }] }
-    : {};
+/** The position after which the page starts: none on the first page, a 400 for a cursor we did not issue. */
+export const positionOf = (cursor: string | undefined): KeysetPosition | undefined =>
+  cursor === undefined ? undefined : decodeCursor(cursor);
+
+/**
+ * Orders a list query newest first by (created, id) and takes `limit + 1` rows after `position`;
+ * the extra row only tells whether a next page exists. The position is a row comparison, which
+ * PostgreSQL turns into a bound on a (workspace_id, created desc, id desc) index, so a deep
+ * page costs the same as the first, and rows sharing one `created` are split by id.
+ */
+export const newestFirstPage = <Row extends KeysetPosition>(qb: QueryBuilder<Row>, position: KeysetPosition | undefined, limit: number) => {
+  if (position) qb.andWhere('(created, id) < (?, ?)', [position.created, position.id]);
+  return qb.orderBy({ created: 'desc', id: 'desc' } as never).limit(limit + 1);
+};
+
+/**
+ * An `ILIKE` pattern matching `text` anywhere. `%`, `_` and `\` in the search are escaped, so a
+ * search for "50%" finds "50%" and not every row with "50".
+ */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, '\\$&')}%`;

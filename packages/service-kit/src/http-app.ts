@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
+import { refuseNulCharacters } from './nul-guard.ts';
 import { registerProblemHandlers } from './problem.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -68,6 +69,7 @@ export const createServiceApp = ({ logger, internalToken, orm, checkReadiness }:
     }
   });
   if (orm) app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+  app.addHook('preValidation', refuseNulCharacters);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -11,3 +11,4 @@ export * from './run-service.ts';
 export * from './service-client.ts';
 export * from './local-postgres.ts';
 export * from './events/index.ts';
+export * from './nul-guard.ts';

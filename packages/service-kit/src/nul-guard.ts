@@ -1,4 +1,4 @@
-import { invalidRequest } from '@invoicing/service-kit';
+import { invalidRequest } from './app-error.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 // No request schema nests deeper than this; anything deeper fails validation before any query runs.

@@ -39,12 +39,13 @@ const validationIssues = (error: FastifyError): FieldIssue[] => {
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 const isUnavailable = (error: unknown): boolean => {
   const { code, message } = error as { code?: string; message?: string };
-  if (code && (UNAVAILABLE_ERRNOS.has(code) || /^(08|57P0)/.test(code))) return true;
+  // 08P01 (protocol violation) is a value the wire protocol refused, not a lost connection.
+  if (code && (UNAVAILABLE_ERRNOS.has(code) || (/^(08|57P0)/.test(code) && code !== '08P01'))) return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '');
 };
 
 /** PostgreSQL "data exception" class (22xxx): a value the database cannot hold, such as a NUL byte. */
-const isDataException = (error: unknown): boolean => /^22/.test(String((error as { code?: unknown }).code ?? ''));
+const isDataException = (error: unknown): boolean => /^(22|08P01$)/.test(String((error as { code?: unknown }).code ?? ''));
 
 /** Maps any thrown error to an AppError; unknown errors become a 500 that leaks nothing. */
 export const toAppError = (error: unknown): AppError => {

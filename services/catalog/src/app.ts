@@ -7,7 +7,6 @@ import { priceService } from './modules/prices/price.service.ts';
 import { registerProductRoutes } from './modules/products/product.routes.ts';
 import { productService } from './modules/products/product.service.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
-import { refuseNulCharacters } from './shared/nul-guard.ts';
 
 export interface CatalogDeps {
   /** Opened on the catalog schema and migrated; the app closes it when it closes. */
@@ -20,7 +19,6 @@ export interface CatalogDeps {
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock }: CatalogDeps) => {
   const app = createServiceApp({ logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
-  app.addHook('preValidation', refuseNulCharacters);
   registerCustomerRoutes(app, customerService(orm.em, clock));
   registerProductRoutes(app, productService(orm.em, clock));
   registerPriceRoutes(app, priceService(orm.em, clock));

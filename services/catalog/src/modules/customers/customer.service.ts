@@ -1,9 +1,8 @@
 import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
-import { toPage } from '@invoicing/service-kit';
+import { positionOf, toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { positionOf } from '../../shared/listing.ts';
 import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 import { customerRepository } from './customer.repository.ts';

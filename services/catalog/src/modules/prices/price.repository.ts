@@ -2,7 +2,7 @@ import type { PriceType } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
-import { newestFirstPage } from '../../shared/listing.ts';
+import { newestFirstPage } from '@invoicing/service-kit';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 
 export interface PriceFilter {

@@ -1,9 +1,8 @@
 import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
-import { notFound, toPage } from '@invoicing/service-kit';
+import { notFound, positionOf, toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { positionOf } from '../../shared/listing.ts';
 import { productRepository } from '../products/product.repository.ts';
 import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain.ts';
 import { PriceEntity, type PriceRow } from './price.entity.ts';

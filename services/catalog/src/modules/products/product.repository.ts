@@ -1,7 +1,7 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
-import { containsPattern, newestFirstPage } from '../../shared/listing.ts';
+import { containsPattern, newestFirstPage } from '@invoicing/service-kit';
 import { ProductEntity, type ProductRow } from './product.entity.ts';
 
 export interface ProductFilter {

@@ -1,9 +1,8 @@
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
-import { toPage } from '@invoicing/service-kit';
+import { positionOf, toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { positionOf } from '../../shared/listing.ts';
 import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
 import { ProductEntity } from './product.entity.ts';
 import { productRepository } from './product.repository.ts';
