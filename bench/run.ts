@@ -41,7 +41,12 @@ const main = async (): Promise<number> => {
     await platform?.stop();
     await server?.stop();
   };
-  process.once('SIGINT', () => void cleanUp().then(() => process.exit(130)));
+  // Services run in their own process groups, so a Ctrl-C must stop them from here.
+  const aborter = new AbortController();
+  process.once('SIGINT', () => {
+    aborter.abort();
+    void cleanUp().then(() => process.exit(130));
+  });
 
   try {
     server = await openLocalDatabase(settings, inherited);
@@ -61,6 +66,7 @@ const main = async (): Promise<number> => {
       inherited,
       extraEnv: { RATE_LIMIT_MAX: '1000000000' },
       sink: prefixedSink(Math.max(...services.map((name) => name.length))),
+      signal: aborter.signal,
     });
     const { gatewayUrl, urls } = platform;
     for (const section of sections) {
