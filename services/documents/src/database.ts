@@ -1,0 +1,14 @@
+import { openDatabase, type Orm } from '@invoicing/service-kit';
+import { Migration20261123300000CreateDocuments } from './migrations/Migration20261123300000CreateDocuments.ts';
+import { InvoicePdfEntity } from './modules/invoice-pdfs/invoice-pdf.entity.ts';
+
+/** The PostgreSQL schema documents owns; no other service reads it. */
+export const DOCUMENTS_SCHEMA = 'documents';
+
+export const ENTITIES = [InvoicePdfEntity];
+
+/** Applied in this order; never generated from the entities. */
+export const MIGRATIONS = [{ name: 'Migration20261123300000CreateDocuments', class: Migration20261123300000CreateDocuments }];
+
+export const openDocumentsDatabase = (url: string, poolSize: number): Promise<Orm> =>
+  openDatabase({ url, schema: DOCUMENTS_SCHEMA, entities: ENTITIES, migrations: MIGRATIONS, poolSize });

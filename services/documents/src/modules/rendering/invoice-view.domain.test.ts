@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { makeInvoice } from '../../../test/support/invoices.ts';
+import { addressLinesOf, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
+
+describe('the printed invoice view', () => {
+  it('formats every line and total in the invoice currency, with one tax row per rate', () => {
+    const sut = toInvoiceDocumentView(makeInvoice({ currency: 'EUR' }));
+    expect(sut.lines).toEqual([
+      { description: 'Design workshop', quantity: '2', unitPrice: '€450.00', discount: '\u2212€90.00 (10%)', taxRate: '19%', amount: '€810.00' },
+      { description: 'Printed brochures', quantity: '300', unitPrice: '€1.25', discount: null, taxRate: '7%', amount: '€375.00' },
+      { description: 'Travel', quantity: '1', unitPrice: '€89.90', discount: '\u2212€9.90', taxRate: '0%', amount: '€80.00' },
+    ]);
+    expect(sut.totals).toEqual([
+      { label: 'Subtotal', amount: '€1,364.90' },
+      { label: 'Discount', amount: '\u2212€99.90' },
+      { label: 'Taxable amount', amount: '€1,265.00' },
+      { label: 'Tax 0%', amount: '€0.00' },
+      { label: 'Tax 7%', amount: '€26.25' },
+      { label: 'Tax 19%', amount: '€153.90' },
+      { label: 'Total tax', amount: '€180.15' },
+    ]);
+    expect(sut.total).toEqual({ label: 'Total (EUR)', amount: '€1,445.15' });
+  });
+
+  it.each([
+    ['JPY', [{ description: 'Consulting', quantity: 3, unit_amount: 12_345, tax_rate: 10 }], '¥37,035', '¥3,704', '¥40,739'],
+    ['KWD', [{ description: 'Consulting', quantity: 2, unit_amount: 1_250, tax_rate: 5 }], 'KWD\u00a02.500', 'KWD\u00a00.125', 'KWD\u00a02.625'],
+    ['USD', [{ description: 'Consulting', quantity: 1, unit_amount: 99_999, tax_rate: 8.875 }], '$999.99', '$88.75', '$1,088.74'],
+  ])('prints %s amounts with its minor-unit exponent', (currency, lineInputs, subtotal, tax, total) => {
+    const sut = toInvoiceDocumentView(makeInvoice({ currency, lineInputs }));
+    expect(sut.totals).toEqual([
+      { label: 'Subtotal', amount: subtotal },
+      { label: expect.stringMatching(/^Tax /), amount: tax },
+    ]);
+    expect(sut.total.amount).toBe(total);
+  });
+
+  it('is the same whatever happened to the invoice after finalization', () => {
+    const open = makeInvoice();
+    const paid = { ...open, status: 'paid' as const, amount_due: 0, amount_paid: open.total, paid_at: '2026-12-01T00:00:00.000Z' };
+    const rotated = { ...open, public_url_token: 'new', public_url: 'http://localhost:8080/i/new', customer_name: 'Renamed Ltd' };
+    expect(toInvoiceDocumentView(paid)).toEqual(toInvoiceDocumentView(open));
+    expect(toInvoiceDocumentView(rotated)).toEqual(toInvoiceDocumentView(open));
+  });
+
+  it('refuses a draft, which has no document', () => {
+    expect(() => toInvoiceDocumentView(makeInvoice({ number: null, business_snapshot: null, customer_snapshot: null, status: 'draft' }))).toThrow(/draft/);
+  });
+
+  it('prints on Letter for a seller in North America and on A4 elsewhere', () => {
+    expect([paperFor('US'), paperFor('ca'), paperFor('DE'), paperFor('JP'), paperFor(null)]).toEqual(['Letter', 'Letter', 'A4', 'A4', 'A4']);
+  });
+
+  it('writes addresses without empty lines and names the country', () => {
+    expect(addressLinesOf({ line1: '1 Main St', line2: '  ', city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US' })).toEqual([
+      '1 Main St',
+      'Springfield, IL 62701',
+      'United States',
+    ]);
+    expect(addressLinesOf({ line1: null, line2: null, city: null, state: null, postal_code: null, country: null })).toEqual([]);
+  });
+
+  it('falls back to the house colour when the snapshot holds no usable brand colour', () => {
+    const invoice = makeInvoice();
+    const sut = toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, brand_color: 'red;}body{display:none' } });
+    expect(sut.brandColor).toMatch(/^#[0-9A-F]{6}$/);
+  });
+});

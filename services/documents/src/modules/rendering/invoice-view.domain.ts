@@ -1,0 +1,134 @@
+import type { Address, Invoice, InvoiceLine } from '@invoicing/contracts';
+import { formatDate, formatMoney, formatPercent, formatQuantity } from './money.domain.ts';
+
+export type PaperSize = 'A4' | 'Letter';
+
+/** Where Letter is the office paper; everywhere else prints on A4. */
+const LETTER_COUNTRIES = new Set(['US', 'CA', 'MX', 'PH', 'CL', 'CO', 'VE', 'CR', 'GT', 'DO', 'PR', 'PA', 'SV', 'NI', 'HN', 'BZ']);
+
+const DEFAULT_BRAND_COLOR = '#1F3A5F';
+const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
+
+const countryNames = new Intl.DisplayNames('en', { type: 'region', fallback: 'code' });
+
+export interface PartyView {
+  name: string | null;
+  addressLines: string[];
+  taxId: string | null;
+  email: string | null;
+}
+
+export interface LineView {
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  discount: string | null;
+  taxRate: string;
+  amount: string;
+}
+
+export interface TotalRow {
+  label: string;
+  amount: string;
+}
+
+/**
+ * Everything the printed invoice shows, already formatted. It comes only from what finalization
+ * froze (snapshots, number, dates, lines, totals, texts), never from the status, payments or the
+ * public link, which change later: the same invoice always gives the same document.
+ */
+export interface InvoiceDocumentView {
+  number: string;
+  currency: string;
+  issueDate: string;
+  dueDate: string | null;
+  paper: PaperSize;
+  brandColor: string;
+  seller: PartyView;
+  billTo: PartyView;
+  lines: LineView[];
+  hasDiscounts: boolean;
+  totals: TotalRow[];
+  total: TotalRow;
+  paymentInstructions: string | null;
+  notes: string | null;
+  footer: string | null;
+}
+
+const nonBlank = (value: string | null | undefined): string | null => (value && value.trim() !== '' ? value.trim() : null);
+
+export const addressLinesOf = (address: Address): string[] => {
+  const locality = [nonBlank(address.city), [nonBlank(address.state), nonBlank(address.postal_code)].filter(Boolean).join(' ')]
+    .filter(Boolean)
+    .join(', ');
+  const country = nonBlank(address.country);
+  return [nonBlank(address.line1), nonBlank(address.line2), nonBlank(locality), country ? (countryNames.of(country) ?? country) : null].filter(
+    (line): line is string => line !== null,
+  );
+};
+
+export const paperFor = (country: string | null): PaperSize => (country && LETTER_COUNTRIES.has(country.toUpperCase()) ? 'Letter' : 'A4');
+
+const discountOf = (line: InvoiceLine, currency: string): string | null => {
+  if (line.discount_amount === 0) return null;
+  const amount = formatMoney(-line.discount_amount, currency);
+  return line.discount?.percent_off != null ? `${amount} (${formatPercent(line.discount.percent_off)})` : amount;
+};
+
+/** Tax per rate, in ascending rate order, summed from the lines (each line's tax is rounded on its own). */
+const taxRowsOf = (lines: readonly InvoiceLine[], currency: string, taxTotal: number): TotalRow[] => {
+  const byRate = new Map<number, number>();
+  for (const line of lines) byRate.set(line.tax_rate, (byRate.get(line.tax_rate) ?? 0) + line.tax);
+  const rows = [...byRate.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([rate, tax]) => ({ label: `Tax ${formatPercent(rate)}`, amount: formatMoney(tax, currency) }));
+  return rows.length > 1 ? [...rows, { label: 'Total tax', amount: formatMoney(taxTotal, currency) }] : rows;
+};
+
+/** The printed invoice of a finalized invoice; throws on a draft, which has no document. */
+export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => {
+  const { business_snapshot: business, customer_snapshot: customer, number } = invoice;
+  if (number === null || business === null || customer === null) throw new Error(`Invoice ${invoice.id} is a draft and has no document`);
+  const currency = invoice.currency;
+  const money = (minor: number) => formatMoney(minor, currency);
+  const lines = invoice.lines.data;
+  const totals: TotalRow[] = [{ label: 'Subtotal', amount: money(invoice.subtotal) }];
+  if (invoice.discount_total > 0) {
+    totals.push({ label: 'Discount', amount: money(-invoice.discount_total) }, { label: 'Taxable amount', amount: money(invoice.taxable_amount) });
+  }
+  totals.push(...taxRowsOf(lines, currency, invoice.tax_total));
+  return {
+    number,
+    currency,
+    issueDate: formatDate(invoice.issue_date),
+    dueDate: invoice.due_date ? formatDate(invoice.due_date) : null,
+    paper: paperFor(business.address.country),
+    brandColor: business.brand_color && HEX_COLOR.test(business.brand_color) ? business.brand_color : DEFAULT_BRAND_COLOR,
+    seller: {
+      name: nonBlank(business.business_name),
+      addressLines: addressLinesOf(business.address),
+      taxId: nonBlank(business.tax_id),
+      email: nonBlank(business.email),
+    },
+    billTo: {
+      name: customer.name,
+      addressLines: addressLinesOf(customer.address),
+      taxId: nonBlank(customer.tax_id),
+      email: nonBlank(customer.email),
+    },
+    lines: lines.map((line) => ({
+      description: line.description,
+      quantity: formatQuantity(line.quantity),
+      unitPrice: money(line.unit_amount),
+      discount: discountOf(line, currency),
+      taxRate: formatPercent(line.tax_rate),
+      amount: money(line.amount),
+    })),
+    hasDiscounts: lines.some((line) => line.discount_amount > 0),
+    totals,
+    total: { label: `Total (${currency})`, amount: money(invoice.total) },
+    paymentInstructions: nonBlank(business.payment_instructions),
+    notes: nonBlank(invoice.notes),
+    footer: nonBlank(invoice.footer),
+  };
+};

@@ -1,0 +1,171 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { PaperSize } from './invoice-view.domain.ts';
+
+/** Prints HTML to PDF bytes. */
+export interface PdfRenderer {
+  render: (html: string, paper: PaperSize) => Promise<Buffer>;
+  /** Launches the browser and opens the pages ahead of the first request. */
+  warm: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export interface ChromiumPdfRendererOptions {
+  executablePath: string;
+  /** Pages kept open and reused; renders beyond it wait for a free page. */
+  pagePoolSize: number;
+  /** Longest a single render may take before its page is discarded. */
+  renderTimeoutMs: number;
+  onError?: (error: unknown, context: string) => void;
+}
+
+// The sandbox needs user namespaces that containers and root do not offer. What the browser
+// loads is our own escaped HTML with scripts off and the network cut (see `newPage`), so the
+// sandbox is not the only wall. `--single-process` (@sparticuz's own flags) is left out: with it,
+// closing a page's context takes the whole browser down.
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--font-render-hinting=none',
+  '--mute-audio',
+];
+
+const LAUNCH_TIMEOUT_MS = 30_000;
+// A page's renderer numbers DOM nodes with a counter that only grows, and the tagged PDF carries
+// those numbers as 8-digit ids; a page is retired long before it could reach 9 digits.
+const RENDERS_PER_PAGE = 2_000;
+const WARM_UP_HTML = '<!doctype html><html lang="en"><title>warm-up</title><p>warm-up</p></html>';
+
+const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`PDF render took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+};
+
+/**
+ * One warm Chromium per process and a small pool of pages reused from render to render (a fresh
+ * page per render costs several times the render). A page that fails or crashes is closed and
+ * replaced; a browser that dies is launched again on the next render.
+ */
+export const createChromiumPdfRenderer = ({ executablePath, pagePoolSize, renderTimeoutMs, onError = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
+  let browser: Promise<Browser> | undefined;
+  let closed = false;
+  /** Pages of the current browser, busy or idle, with the renders each has done. */
+  const pages = new Map<Page, number>();
+  const idle: Page[] = [];
+  const waiting: ((page: Page) => void)[] = [];
+  let opening = 0;
+
+  const launch = (): Promise<Browser> => {
+    const launching = chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true, timeout: LAUNCH_TIMEOUT_MS }).then((launched) => {
+      launched.on('disconnected', () => {
+        if (browser === launching) browser = undefined;
+        // Its pages died with it: renders on them fail and the next ones open pages on a new browser.
+        pages.clear();
+        idle.length = 0;
+      });
+      return launched;
+    });
+    launching.catch(() => {
+      if (browser === launching) browser = undefined;
+    });
+    return launching;
+  };
+
+  const openPage = async (): Promise<Page> => {
+    opening += 1;
+    try {
+      browser ??= launch();
+      const context = await (await browser).newContext({ javaScriptEnabled: false, offline: true });
+      const page = await context.newPage();
+      pages.set(page, 0);
+      return page;
+    } finally {
+      opening -= 1;
+    }
+  };
+
+  const acquire = async (): Promise<Page> => {
+    const page = idle.pop();
+    if (page) return page;
+    if (pages.size + opening < pagePoolSize) return openPage();
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+
+  const handOver = (page: Page) => {
+    const next = waiting.shift();
+    if (next) next(page);
+    else idle.push(page);
+  };
+
+  const discard = (page: Page) => {
+    pages.delete(page);
+    void page.context().close().catch(() => {});
+    const next = waiting.shift();
+    if (!next || closed) return;
+    openPage().then(next, (error: unknown) => {
+      onError(error, 'opening a replacement page');
+      waiting.unshift(next);
+    });
+  };
+
+  const release = (page: Page, healthy: boolean) => {
+    const renders = (pages.get(page) ?? RENDERS_PER_PAGE) + 1;
+    if (healthy && !closed && renders < RENDERS_PER_PAGE && !page.isClosed()) {
+      pages.set(page, renders);
+      handOver(page);
+    } else {
+      discard(page);
+    }
+  };
+
+  const print = async (page: Page, html: string, paper: PaperSize): Promise<Buffer> => {
+    await page.setContent(html, { waitUntil: 'load', timeout: renderTimeoutMs });
+    // Fonts are data URLs: they load with the document, but printing must not start before them.
+    await page.evaluate('document.fonts.ready.then(() => undefined)');
+    return page.pdf({ format: paper, printBackground: true, preferCSSPageSize: true, tagged: true, outline: false });
+  };
+
+  /** Prints on a page that is then handed back, or discarded if anything went wrong on it. */
+  const printThenRelease = async (page: Page, html: string, paper: PaperSize): Promise<Buffer> => {
+    let healthy = false;
+    try {
+      const pdf = await withTimeout(print(page, html, paper), renderTimeoutMs);
+      healthy = true;
+      return pdf;
+    } catch (error) {
+      onError(error, 'rendering a PDF');
+      throw error;
+    } finally {
+      release(page, healthy);
+    }
+  };
+
+  return {
+    render: async (html, paper) => {
+      if (closed) throw new Error('The PDF renderer is closed');
+      return printThenRelease(await acquire(), html, paper);
+    },
+    warm: async () => {
+      // A page's first print starts its renderer process: done here, it is not a customer's wait.
+      const opened = await Promise.all(Array.from({ length: Math.max(0, pagePoolSize - pages.size - opening) }, () => openPage()));
+      await Promise.all(opened.map((page) => printThenRelease(page, WARM_UP_HTML, 'A4')));
+    },
+    close: async () => {
+      closed = true;
+      const running = browser;
+      browser = undefined;
+      pages.clear();
+      idle.length = 0;
+      if (running) await (await running.catch(() => undefined))?.close().catch(() => {});
+    },
+  };
+};

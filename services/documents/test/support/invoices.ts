@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { toPublicId, type Invoice, type InvoiceLine } from '@invoicing/contracts';
+
+export interface LineInput {
+  description: string;
+  quantity?: number;
+  unit_amount: number;
+  tax_rate?: number;
+  discount?: { amount_off: number } | { percent_off: number };
+}
+
+// decisions.md arithmetic, in integers: round half up on non-negative amounts.
+const halfUp = (numerator: bigint, denominator: bigint) => Number((numerator * 2n + denominator) / (denominator * 2n));
+
+const toLine = (input: LineInput): InvoiceLine => {
+  const quantity = input.quantity ?? 1;
+  const taxRate = input.tax_rate ?? 0;
+  const subtotal = quantity * input.unit_amount;
+  const discount = input.discount;
+  const discountAmount =
+    discount === undefined ? 0 : 'amount_off' in discount ? discount.amount_off : halfUp(BigInt(subtotal) * BigInt(Math.round(discount.percent_off * 100)), 10_000n);
+  const amount = subtotal - discountAmount;
+  return {
+    id: toPublicId('invoiceItem', randomUUID()),
+    object: 'invoiceitem',
+    price: null,
+    product: null,
+    description: input.description,
+    quantity,
+    unit_amount: input.unit_amount,
+    discount:
+      discount === undefined
+        ? null
+        : { amount_off: 'amount_off' in discount ? discount.amount_off : null, percent_off: 'percent_off' in discount ? discount.percent_off : null },
+    discount_amount: discountAmount,
+    tax_rate: taxRate,
+    amount,
+    tax: halfUp(BigInt(amount) * BigInt(Math.round(taxRate * 10_000)), 1_000_000n),
+  };
+};
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+export const DEFAULT_LINES: LineInput[] = [
+  { description: 'Design workshop', quantity: 2, unit_amount: 45_000, tax_rate: 19, discount: { percent_off: 10 } },
+  { description: 'Printed brochures', quantity: 300, unit_amount: 125, tax_rate: 7 },
+  { description: 'Travel', unit_amount: 8_990, tax_rate: 0, discount: { amount_off: 990 } },
+];
+
+/** A finalized invoice as billing's API returns it, totals computed from its lines. */
+export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInput[] } = {}): Invoice => {
+  const { lineInputs = DEFAULT_LINES, ...rest } = overrides;
+  const lines = lineInputs.map(toLine);
+  const subtotal = sum(lines.map((line) => line.quantity * line.unit_amount));
+  const discountTotal = sum(lines.map((line) => line.discount_amount));
+  const taxTotal = sum(lines.map((line) => line.tax));
+  const total = subtotal - discountTotal + taxTotal;
+  const id = rest.id ?? toPublicId('invoice', randomUUID());
+  const token = rest.public_url_token ?? randomUUID().replaceAll('-', '');
+  return {
+    id,
+    object: 'invoice',
+    number: 'INV/2026/0042',
+    status: 'open',
+    customer: toPublicId('customer', randomUUID()),
+    customer_name: 'Müller & Söhne GmbH',
+    currency: 'EUR',
+    collection_method: 'send_invoice',
+    issue_date: '2026-11-20',
+    due_date: '2026-12-20',
+    days_until_due: 30,
+    subtotal,
+    discount_total: discountTotal,
+    taxable_amount: subtotal - discountTotal,
+    tax_total: taxTotal,
+    total,
+    amount_due: total,
+    amount_paid: 0,
+    notes: 'Thank you for your order.\nDelivery within 14 days.',
+    footer: 'Payable within 30 days without deduction.',
+    business_snapshot: {
+      business_name: 'Acme Design Studio',
+      email: 'billing@acme.example',
+      address: { line1: 'Hauptstraße 1', line2: null, city: 'Köln', state: null, postal_code: '50667', country: 'DE' },
+      tax_id: 'DE123456789',
+      payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX',
+      brand_color: '#0B5FFF',
+    },
+    customer_snapshot: {
+      name: 'Müller & Söhne GmbH',
+      email: 'ap@mueller.example',
+      address: { line1: 'Domplatz 5', line2: '3. OG', city: 'Düsseldorf', state: null, postal_code: '40213', country: 'DE' },
+      tax_id: 'DE987654321',
+    },
+    public_url_token: token,
+    public_url: `http://localhost:8080/i/${token}`,
+    finalized_at: '2026-11-20T09:30:00.000Z',
+    paid_at: null,
+    payment_reference: null,
+    voided_at: null,
+    void_reason: null,
+    snapshot_sha256: 'a'.repeat(64),
+    chain_sha256: 'b'.repeat(64),
+    created_at: '2026-11-19T08:00:00.000Z',
+    updated_at: '2026-11-20T09:30:00.000Z',
+    lines: { object: 'list', data: lines },
+    ...rest,
+  };
+};
