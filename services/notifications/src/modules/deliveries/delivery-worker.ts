@@ -1,0 +1,154 @@
+import type { Orm } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../shared/clock.ts';
+import type { SecretBox } from '../../shared/secret-box.ts';
+import { signingSecrets } from '../endpoints/endpoint.domain.ts';
+import { endpointRepository } from '../endpoints/endpoint.repository.ts';
+import { eventView } from '../events/event.domain.ts';
+import { hasFailedTooLong, outcomeOf, retryAfterSeconds, secondsUntilRetry, signatureHeaders, type AttemptOutcome } from './delivery.domain.ts';
+import { deliveryRepository, type AttemptRecord, type ClaimedDelivery, type DeliveryState } from './delivery.repository.ts';
+import type { WebhookResponse, WebhookSender } from './webhook-sender.ts';
+
+export interface DeliveryWorkerOptions {
+  orm: Orm;
+  sender: WebhookSender;
+  secrets: SecretBox;
+  clock: Clock;
+  /** `WEBHOOK_RETRY_SCHEDULE`: seconds before each attempt. */
+  schedule: readonly number[];
+  /** The deadline of one request; a claim's lease outlasts it. */
+  timeoutMs: number;
+  concurrency: number;
+  pollMs: number;
+  disableAfterFailingS: number;
+  onError: (error: unknown) => void;
+}
+
+// Beyond the request deadline, time to record the result before another replica may take the delivery over.
+const LEASE_MARGIN_MS = 5_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Sends due deliveries, up to `concurrency` at a time. Deliveries are claimed from PostgreSQL
+ * under a lease (FOR UPDATE SKIP LOCKED), so replicas share the work without sending one attempt
+ * twice, and a process that dies mid-send leaves its claims to be retried once their lease runs
+ * out. `nudge` after a commit that queued deliveries sends them at once; otherwise the worker
+ * looks every `pollMs` for retries that came due.
+ */
+export class DeliveryWorker {
+  readonly #options: DeliveryWorkerOptions;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  /** Set by whatever should make the loop look again: a nudge, or a request that finished. */
+  #woken = false;
+
+  constructor(options: DeliveryWorkerOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  nudge(): void {
+    this.#woken = true;
+    this.#wake?.();
+  }
+
+  /** Stops claiming, then waits for the requests in flight (each ends within the request deadline). */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.nudge();
+    await this.#loop;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #run(): Promise<void> {
+    let backoffMs = 0;
+    while (this.#running) {
+      this.#woken = false;
+      const free = this.#options.concurrency - this.#inFlight.size;
+      let claimed: ClaimedDelivery[] = [];
+      if (free > 0) {
+        try {
+          claimed = await deliveryRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
+          backoffMs = 0;
+        } catch (error) {
+          this.#options.onError(error);
+          backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(250, backoffMs * 2));
+        }
+      }
+      for (const delivery of claimed) this.#track(this.#deliver(delivery));
+      // A full batch may mean more is due.
+      if (backoffMs === 0 && claimed.length > 0 && claimed.length === free) continue;
+      if (!this.#woken || backoffMs > 0) await this.#sleep(backoffMs || this.#options.pollMs);
+    }
+  }
+
+  #track(sending: Promise<void>): void {
+    const tracked: Promise<void> = sending.catch(this.#options.onError).finally(() => {
+      this.#inFlight.delete(tracked);
+      this.nudge();
+    });
+    this.#inFlight.add(tracked);
+  }
+
+  /** Waits `ms`, or less when nudged. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      this.#wake = undefined;
+    });
+  }
+
+  async #deliver(delivery: ClaimedDelivery): Promise<void> {
+    const repository = deliveryRepository(this.#options.orm.em.fork());
+    if (!delivery.endpointEnabled) return repository.cancelClaimed(delivery);
+    const attemptedAt = this.#options.clock.now();
+    const response = await this.#send(delivery, attemptedAt);
+    const outcome = outcomeOf(response.statusCode);
+    const attemptsMade = delivery.attempts + 1;
+    const retryInS = outcome === 'failed' ? secondsUntilRetry(this.#options.schedule, attemptsMade, retryAfterSeconds(response.retryAfter, attemptedAt)) : undefined;
+    const state: DeliveryState = outcome === 'delivered' ? 'succeeded' : retryInS === undefined ? 'failed' : 'pending';
+    const attempt: AttemptRecord = { attemptedAt, url: delivery.url, succeeded: outcome === 'delivered', ...response };
+    await this.#options.orm.em.fork().transactional(async (tx) => {
+      await deliveryRepository(tx).recordAttempt(tx, delivery, attempt, state, retryInS ?? null);
+      await this.#judgeEndpoint(tx, delivery.endpointId, outcome, attemptedAt);
+    });
+  }
+
+  async #send(delivery: ClaimedDelivery, at: Date): Promise<WebhookResponse> {
+    const event = eventView({ id: delivery.eventId, type: delivery.eventType, created: delivery.eventCreated, data: delivery.eventData });
+    const body = JSON.stringify(event);
+    let secrets: string[];
+    try {
+      const sealed = signingSecrets(delivery.secret, delivery.previousSecret, delivery.previousSecretExpiresAt, at);
+      secrets = sealed.map((secret) => this.#options.secrets.open(secret, delivery.endpointId));
+    } catch {
+      // Nothing unsigned ever leaves: the attempt fails and is retried, in case the key is put back.
+      return { statusCode: null, latencyMs: 0, responseBody: null, retryAfter: null, error: 'the signing secret cannot be decrypted (was WEBHOOK_SECRETS_KEY changed?)' };
+    }
+    return this.#options.sender.send({ url: delivery.url, body, headers: { ...signatureHeaders(event.id, at, body, secrets) } });
+  }
+
+  /** A success ends a run of failures; 410 Gone disables the endpoint at once, failing for too long disables it too. */
+  async #judgeEndpoint(tx: EntityManager, endpointId: string, outcome: AttemptOutcome, at: Date): Promise<void> {
+    const endpoints = endpointRepository(tx);
+    if (outcome === 'delivered') return endpoints.markSucceeding(tx, endpointId);
+    const failing = await endpoints.markFailing(tx, endpointId, at);
+    if (!failing?.enabled) return;
+    const reason = outcome === 'gone' ? 'gone' : hasFailedTooLong(failing.failingSince, this.#options.clock.now(), this.#options.disableAfterFailingS) ? 'failing' : undefined;
+    if (reason && (await endpoints.disable(tx, endpointId, reason, this.#options.clock.now()))) {
+      await deliveryRepository(tx).cancelPendingOf(tx, endpointId);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
+import { WEBHOOK_EVENT_TYPES } from '@invoicing/contracts';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+
+export const EventEntity = defineEntity({
+  name: 'Event',
+  tableName: 'events',
+  properties: {
+    /** The envelope id from the bus. */
+    id: p.uuid().primary(),
+    workspaceId: p.uuid(),
+    type: p.enum<readonly WebhookEventType[]>(WEBHOOK_EVENT_TYPES),
+    created: p.datetime(3),
+    data: p.json<InvoiceEventData>(),
+    receivedAt: p.datetime(3),
+  },
+});
+export type EventRow = InferEntity<typeof EventEntity>;

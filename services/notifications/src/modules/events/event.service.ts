@@ -1,0 +1,70 @@
+import type { ListEventsQuery, PageQuery, RedeliverEventBody } from '@invoicing/contracts';
+import { invalidState, notFound, toPage } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import { loadByPublicId } from '../../shared/load-by-public-id.ts';
+import { positionOf, timeBound } from '../../shared/listing.ts';
+import { deliveryRepository } from '../deliveries/delivery.repository.ts';
+import { endpointRepository } from '../endpoints/endpoint.repository.ts';
+import { toPublicId } from '@invoicing/contracts';
+import { attemptView, eventView } from './event.domain.ts';
+import { eventRepository } from './event.repository.ts';
+
+export interface EventServiceDeps {
+  em: EntityManager;
+  /** Called after a commit that queued deliveries. */
+  announce: () => void;
+}
+
+/** The event log: list, retrieve, the attempts of an event, and sending it again. */
+export const eventService = ({ em, announce }: EventServiceDeps) => {
+  const events = eventRepository(em);
+  const findEvent = (workspaceId: string, publicId: string) => loadByPublicId('event', publicId, (id) => events.findInWorkspace(workspaceId, id));
+
+  return {
+    list: async (workspaceId: string, query: ListEventsQuery) => {
+      const filter = { type: query.type, createdFrom: timeBound(query['created[gte]'], 'start'), createdUntil: timeBound(query['created[lte]'], 'end') };
+      const rows = await events.pageNewestFirst(workspaceId, filter, positionOf(query.cursor), query.limit);
+      return toPage(rows, query.limit, eventView);
+    },
+
+    retrieve: async (workspaceId: string, publicId: string) => ({ data: eventView(await findEvent(workspaceId, publicId)) }),
+
+    deliveries: async (workspaceId: string, publicId: string, query: z.output<typeof PageQuery>) => {
+      const event = await findEvent(workspaceId, publicId);
+      const rows = await events.attemptsNewestFirst(event.id, positionOf(query.cursor), query.limit);
+      return toPage(
+        rows.map((row) => ({ row, created: row.attemptedAt, id: row.id })),
+        query.limit,
+        ({ row }) => attemptView(row),
+      );
+    },
+
+    redeliver: async (workspaceId: string, publicId: string, body: RedeliverEventBody) => {
+      const event = await findEvent(workspaceId, publicId);
+      const endpointIds = await em.transactional(async (tx) => {
+        const endpoints = endpointRepository(tx);
+        let ids: string[];
+        if (body.endpoint === undefined) ids = await endpoints.enabledReceiving(tx, workspaceId, event.type);
+        else {
+          const endpoint = await endpoints.findInWorkspace(workspaceId, body.endpoint);
+          if (!endpoint) throw notFound('webhook endpoint', toPublicId('webhookEndpoint', body.endpoint));
+          if (endpoint.status !== 'enabled') throw invalidState('The webhook endpoint is disabled; enable it first.');
+          ids = [endpoint.id];
+        }
+        await deliveryRepository(tx).enqueueEvent(tx, event.id, ids, 'redeliver');
+        return ids;
+      });
+      if (endpointIds.length > 0) announce();
+      return {
+        data: {
+          object: 'event_redelivery' as const,
+          event: toPublicId('event', event.id),
+          endpoints: endpointIds.map((id) => toPublicId('webhookEndpoint', id)),
+        },
+      };
+    },
+  };
+};
+
+export type EventService = ReturnType<typeof eventService>;

@@ -1,0 +1,110 @@
+import { ensureDatabaseExists, loggerOptions, migrateDatabase, pingDatabase, type EventBus, type EventConsumer } from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.ts';
+import type { NotificationsConfig } from './config.ts';
+import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from './database.ts';
+import { DeliveryWorker } from './modules/deliveries/delivery-worker.ts';
+import { createWebhookSender } from './modules/deliveries/webhook-sender.ts';
+import { EventPurge } from './modules/events/event-purge.ts';
+import { recordEvent } from './modules/events/record-event.ts';
+import { AddressPolicy } from './shared/address-policy.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+import { createSecretBox, loadSecretsKey } from './shared/secret-box.ts';
+
+/** Durable consumers: one per stream, since the NATS 2.9 server takes one filter subject per consumer. */
+export const CONSUMERS = [
+  { durable: 'notifications-billing', subject: 'billing.>' },
+  { durable: 'notifications-documents', subject: 'documents.>' },
+] as const satisfies readonly Omit<EventConsumer, 'handle'>[];
+
+export interface NotificationsServiceDeps {
+  /** The event bus, owned by whoever hosts the service: several services may share one. */
+  bus: EventBus;
+  logger?: FastifyServerOptions['logger'];
+  clock?: Clock;
+}
+
+/**
+ * Notifications as a unit a host can run: the HTTP app, the event consumers, the delivery worker
+ * and the retention purge on one database pool. It owns nothing process-wide (no signals, no exit,
+ * no bus), so one process may host it beside other services; `stop` (or closing the app) stops its
+ * workers and closes its pool.
+ */
+export const createNotificationsService = async (config: NotificationsConfig, { bus, logger, clock = systemClock }: NotificationsServiceDeps) => {
+  await ensureDatabaseExists(config.DATABASE_URL);
+  const orm = await openNotificationsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const secrets = createSecretBox(loadSecretsKey(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_FILE));
+  const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS);
+  const sender = createWebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  let worker: DeliveryWorker | undefined;
+  const announce = () => worker?.nudge();
+  const app = buildApp({
+    orm,
+    internalToken: config.INTERNAL_TOKEN,
+    policy,
+    secrets,
+    clock,
+    announce,
+    checkReadiness: async () => {
+      await pingDatabase(orm);
+      await bus.ping();
+    },
+    logger: logger ?? loggerOptions('notifications', config.LOG_LEVEL),
+  });
+  worker = new DeliveryWorker({
+    orm,
+    sender,
+    secrets,
+    clock,
+    schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    pollMs: config.WEBHOOK_POLL_MS,
+    disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
+    onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),
+  });
+  const purge = new EventPurge({
+    orm,
+    clock,
+    retentionDays: config.EVENT_RETENTION_DAYS,
+    onError: (error) => app.log.error({ err: error }, 'event purge failed; it runs again at the next interval'),
+  });
+
+  let stopped = false;
+  const record = recordEvent({
+    em: orm.em,
+    firstAttemptInS: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0,
+    announce,
+    onRejected: (subject, reason) => app.log.error({ subject, reason }, 'event dropped: it cannot become a webhook event'),
+  });
+  const handle = async (envelope: unknown) => {
+    // The bus outlives the service in a shared host: refusing makes it hand the event to a running replica, or later to us.
+    if (stopped) throw new Error('notifications is stopping');
+    await record(envelope);
+  };
+
+  app.addHook('onClose', async () => {
+    stopped = true;
+    await purge.stop();
+    await worker?.stop();
+    await sender.close();
+    await orm.close();
+  });
+
+  return {
+    app,
+    orm,
+    worker,
+    purge,
+    /** Applies pending migrations, then consumes events and starts the worker and the purge. */
+    start: async () => {
+      await migrateDatabase(orm, NOTIFICATIONS_SCHEMA, config.DATABASE_URL);
+      for (const consumer of CONSUMERS) await bus.subscribe({ ...consumer, handle });
+      worker.start();
+      purge.start();
+    },
+    stop: () => app.close(),
+  };
+};
+
+export type NotificationsService = Awaited<ReturnType<typeof createNotificationsService>>;
