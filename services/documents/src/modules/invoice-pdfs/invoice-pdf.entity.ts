@@ -11,7 +11,7 @@ export const InvoicePdfEntity = defineEntity({
     templateVersion: p.text(),
     sha256: p.string().length(64),
     byteSize: p.integer(),
-    content: p.blob().lazy(),
+    content: p.blob().$type<Buffer>().lazy(),
     renderedAt: p.datetime(3),
   },
 });

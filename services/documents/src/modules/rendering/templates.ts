@@ -23,7 +23,8 @@ export interface PublicPageInput {
   status: PublicPageStatus;
   pdfUrl: string;
   fileName: string;
-  pdfSha256: string;
+  /** Null when the PDF could not be printed (no Chromium): the page still shows the invoice. */
+  pdfSha256: string | null;
   /** Per response: the page's Content-Security-Policy admits only the style element that carries it. */
   nonce: string;
 }

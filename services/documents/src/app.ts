@@ -1,0 +1,33 @@
+import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
+import { invoicePdfService } from './modules/invoice-pdfs/invoice-pdf.service.ts';
+import { registerPublicPageRoutes } from './modules/public-page/public-page.routes.ts';
+import { publicPageService } from './modules/public-page/public-page.service.ts';
+import type { InvoicePrinter } from './modules/rendering/invoice-printer.ts';
+import type { InvoiceTemplates } from './modules/rendering/templates.ts';
+import type { BillingReader } from './shared/billing.ts';
+
+export interface DocumentsAppDeps {
+  /** Opened on the documents schema and migrated; whoever opened it closes it. */
+  orm: Orm;
+  internalToken: string;
+  billing: BillingReader;
+  printer: InvoicePrinter;
+  templates: InvoiceTemplates;
+  /** Called after a commit that added outbox rows. */
+  announce: () => void;
+  checkReadiness: () => Promise<void>;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Documents' HTTP app: invoice PDFs and the public invoice page. Registers everything, never listens. */
+export const buildApp = ({ orm, internalToken, billing, printer, templates, announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
+  const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
+  const pdfs = invoicePdfService({ em: orm.em, billing, printer });
+  registerInvoicePdfRoutes(app, pdfs);
+  registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, templates, announce, log: app.log }));
+  return app;
+};
+
+export type DocumentsApp = ReturnType<typeof buildApp>;

@@ -1,0 +1,95 @@
+import { billingEventSchema, BILLING_SUBJECTS, parsePublicId, type EventEnvelope, type Invoice } from '@invoicing/contracts';
+import { invalidRequest, notFound, type Caller } from '@invoicing/service-kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BillingReader } from '../../shared/billing.ts';
+import { workspaceOf } from '../../shared/workspace.ts';
+import type { InvoicePrinter } from '../rendering/invoice-printer.ts';
+import type { InvoicePdfRow } from './invoice-pdf.entity.ts';
+import { invoicePdfRepository, type InvoicePdfRepository } from './invoice-pdf.repository.ts';
+
+export interface InvoicePdfDeps {
+  em: EntityManager;
+  billing: BillingReader;
+  printer: InvoicePrinter;
+  now?: () => Date;
+}
+
+const invoiceUuidOf = (invoice: Invoice): string => {
+  const uuid = parsePublicId('invoice', invoice.id);
+  if (uuid === undefined) throw new Error(`billing sent an invoice id ${invoice.id} that is not an in_ id`);
+  return uuid;
+};
+
+/** Prints the invoice and stores it, or returns what a concurrent print stored first. */
+const printAndStore = async (pdfs: InvoicePdfRepository, printer: InvoicePrinter, workspaceId: string, invoice: Invoice, now: () => Date): Promise<InvoicePdfRow> => {
+  const printed = await printer.print(invoice);
+  const row: InvoicePdfRow = {
+    invoiceId: invoiceUuidOf(invoice),
+    workspaceId,
+    number: invoice.number!,
+    templateVersion: printed.templateVersion,
+    sha256: printed.sha256,
+    byteSize: printed.bytes.length,
+    content: printed.bytes,
+    renderedAt: now(),
+  };
+  if (await pdfs.addIfAbsent(row)) return row;
+  return (await pdfs.findWithContent(workspaceId, row.invoiceId))!;
+};
+
+/** Stored PDFs: served as stored, printed and stored on first need. */
+export const invoicePdfService = ({ em, billing, printer, now = () => new Date() }: InvoicePdfDeps) => {
+  const pdfs = invoicePdfRepository(em);
+  return {
+    /** `GET /api/v1/invoices/:id/pdf`: the caller's finalized invoice. */
+    forCaller: async (caller: Caller, id: string): Promise<InvoicePdfRow> => {
+      const workspaceId = workspaceOf(caller);
+      const invoiceId = parsePublicId('invoice', id);
+      if (invoiceId === undefined) throw notFound('invoice', id);
+      const stored = await pdfs.findWithContent(workspaceId, invoiceId);
+      if (stored) return stored;
+      // Not stored yet (its finalization event is still on its way): billing says whether it may be printed.
+      const invoice = await billing.invoice(caller, id);
+      if (invoice === undefined) throw notFound('invoice', id);
+      if (invoice.status === 'draft') throw invalidRequest(`Invoice ${id} is a draft: it has a PDF once finalized.`);
+      return printAndStore(pdfs, printer, workspaceId, invoice, now);
+    },
+
+    /** The PDF of a finalized invoice found by other means (its public link). */
+    forInvoice: async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow> =>
+      (await pdfs.findWithContent(workspaceId, invoiceUuidOf(invoice))) ?? printAndStore(pdfs, printer, workspaceId, invoice, now),
+
+    /** The stored PDF's digest and version without its bytes; printed now if there is none yet and printing is possible. */
+    summaryOf: async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow | undefined> => {
+      const stored = await pdfs.findSummary(workspaceId, invoiceUuidOf(invoice));
+      if (stored) return stored;
+      if (printer.unavailableBecause !== undefined) return undefined;
+      return printAndStore(pdfs, printer, workspaceId, invoice, now);
+    },
+  };
+};
+
+export type InvoicePdfService = ReturnType<typeof invoicePdfService>;
+
+const FinalizedEvent = billingEventSchema(BILLING_SUBJECTS.invoiceFinalized);
+
+export type FinalizedOutcome = 'stored' | 'stored-already' | 'no-chromium' | 'unreadable';
+
+/**
+ * On `billing.invoice.finalized`: prints the invoice from the event's snapshot and stores it,
+ * once. A redelivered event finds the PDF stored and prints nothing. Without Chromium there is
+ * nothing to retry: the first download prints it once a browser is there.
+ */
+export const storeFinalizedInvoice =
+  ({ em, printer, now = () => new Date() }: Omit<InvoicePdfDeps, 'billing'>) =>
+  async (envelope: EventEnvelope): Promise<FinalizedOutcome> => {
+    const event = FinalizedEvent.safeParse(envelope);
+    // Redelivering an event that breaks the contract would not mend it.
+    if (!event.success) return 'unreadable';
+    const invoice = event.data.data.object;
+    const pdfs = invoicePdfRepository(em.fork());
+    if (await pdfs.findSummary(event.data.workspace_id, invoiceUuidOf(invoice))) return 'stored-already';
+    if (printer.unavailableBecause !== undefined) return 'no-chromium';
+    await printAndStore(pdfs, printer, event.data.workspace_id, invoice, now);
+    return 'stored';
+  };

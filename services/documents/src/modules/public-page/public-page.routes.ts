@@ -1,0 +1,21 @@
+import { downloadPublicInvoicePdf, HTML_CONTENT_TYPE, viewPublicInvoice } from '@invoicing/contracts';
+import { registerOperation } from '@invoicing/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { replyWithPdf } from '../invoice-pdfs/pdf-reply.ts';
+import { PUBLIC_HEADERS, publicPageHeaders } from './public-page.domain.ts';
+import type { PublicPageService } from './public-page.service.ts';
+
+export const registerPublicPageRoutes = (app: FastifyInstance, pages: PublicPageService): void => {
+  app.register(async (scope) => {
+    // Set before the handler runs, so that a 404 carries them too.
+    scope.addHook('onRequest', async (_request, reply) => {
+      reply.headers(PUBLIC_HEADERS);
+    });
+    registerOperation(scope, viewPublicInvoice, async (request, reply) => {
+      const { html, nonce } = await pages.page(request.params.token, String(request.id));
+      reply.headers(publicPageHeaders(nonce)).type(HTML_CONTENT_TYPE);
+      return html;
+    });
+    registerOperation(scope, downloadPublicInvoicePdf, async (request, reply) => replyWithPdf(request, reply, await pages.pdf(request.params.token, String(request.id))));
+  });
+};

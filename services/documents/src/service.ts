@@ -1,0 +1,114 @@
+import { BILLING_SUBJECTS } from '@invoicing/contracts';
+import {
+  createServiceClient,
+  ensureDatabaseExists,
+  loggerOptions,
+  migrateDatabase,
+  OutboxRelay,
+  pingDatabase,
+  type EventBus,
+} from '@invoicing/service-kit';
+import type { FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.ts';
+import type { DocumentsConfig } from './config.ts';
+import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from './database.ts';
+import { storeFinalizedInvoice } from './modules/invoice-pdfs/invoice-pdf.service.ts';
+import { resolveChromium } from './modules/rendering/chromium-executable.ts';
+import { createInvoicePrinter, type PdfRendering } from './modules/rendering/invoice-printer.ts';
+import { createChromiumPdfRenderer } from './modules/rendering/pdf-renderer.ts';
+import { loadTemplates } from './modules/rendering/templates.ts';
+import { billingReader } from './shared/billing.ts';
+
+/** The durable consumer documents reads billing's events with; replicas share it. */
+export const FINALIZED_CONSUMER = 'documents';
+
+export interface DocumentsServiceDeps {
+  /** The event bus, owned by whoever hosts the service: several services may share one. */
+  bus: EventBus;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * Documents as a unit a host can run: the HTTP app, the outbox relay, the consumer of finalized
+ * invoices and one warm Chromium. It owns nothing process-wide (no signals, no exit, no bus), so
+ * one process may host it beside other services; `stop` (or closing the app) stops its workers,
+ * the browser and its pool.
+ */
+export const createDocumentsService = async (config: DocumentsConfig, { bus, logger }: DocumentsServiceDeps) => {
+  await ensureDatabaseExists(config.DATABASE_URL);
+  const orm = await openDocumentsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+  const billingClient = createServiceClient({
+    baseUrl: config.BILLING_URL,
+    name: 'billing',
+    internalToken: config.INTERNAL_TOKEN,
+    timeoutMs: config.BILLING_TIMEOUT_MS,
+  });
+  const chromium = await resolveChromium(config.CHROMIUM_PATH);
+  let relay: OutboxRelay | undefined;
+  const rendering: PdfRendering = chromium.found
+    ? {
+        renderer: createChromiumPdfRenderer({
+          executablePath: chromium.executablePath,
+          pagePoolSize: config.PDF_PAGE_POOL_SIZE,
+          renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
+          onError: (error, context) => app.log.warn({ err: error, context }, 'Chromium: a page failed and is replaced'),
+        }),
+      }
+    : { unavailableBecause: chromium.reason };
+  const renderer = 'renderer' in rendering ? rendering.renderer : undefined;
+  const templates = loadTemplates();
+  const printer = createInvoicePrinter(rendering, templates);
+  const app = buildApp({
+    orm,
+    internalToken: config.INTERNAL_TOKEN,
+    billing: billingReader(billingClient),
+    printer,
+    templates,
+    announce: () => relay?.nudge(),
+    checkReadiness: async () => {
+      await pingDatabase(orm);
+      await bus.ping();
+    },
+    logger: logger ?? loggerOptions('documents', config.LOG_LEVEL),
+  });
+  if (chromium.found) app.log.info({ chromium: chromium.executablePath, source: chromium.source }, 'PDFs print with this Chromium');
+  else app.log.warn({ reason: chromium.reason }, 'no Chromium: PDF requests answer 503 until one is configured; the rest works');
+  relay = new OutboxRelay({
+    orm,
+    schema: DOCUMENTS_SCHEMA,
+    bus,
+    pollMs: config.OUTBOX_POLL_MS,
+    onError: (error) => app.log.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
+  });
+  const onFinalized = storeFinalizedInvoice({ em: orm.em, printer });
+  app.addHook('onClose', async () => {
+    await relay?.stop();
+    await renderer?.close();
+    await billingClient.close();
+    await orm.close();
+  });
+
+  return {
+    app,
+    orm,
+    relay,
+    /** Applies pending migrations, starts the relay and the consumer, and warms the browser in the background. */
+    start: async () => {
+      await migrateDatabase(orm, DOCUMENTS_SCHEMA, config.DATABASE_URL);
+      relay.start();
+      await bus.subscribe({
+        durable: FINALIZED_CONSUMER,
+        subject: BILLING_SUBJECTS.invoiceFinalized,
+        handle: async (envelope) => {
+          const outcome = await onFinalized(envelope);
+          if (outcome === 'unreadable') app.log.error({ event: envelope.id }, 'billing.invoice.finalized breaks its contract; skipped');
+          else app.log.debug({ event: envelope.id, outcome }, 'finalized invoice handled');
+        },
+      });
+      void renderer?.warm().catch((error: unknown) => app.log.warn({ err: error }, 'Chromium did not warm up; the first PDF launches it'));
+    },
+    stop: () => app.close(),
+  };
+};
+
+export type DocumentsService = Awaited<ReturnType<typeof createDocumentsService>>;
