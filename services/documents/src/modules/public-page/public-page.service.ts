@@ -51,7 +51,7 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
     page: async (token: string, requestId: string): Promise<{ html: string; nonce: string }> => {
       const found = await find(token, requestId);
       const pdf = await pdfSummaryOf(found);
-      const nonce = randomBytes(16).toString('base64');
+      const nonce = randomBytes(16).toString('base64url');
       const html = templates.publicPage({
         view: toInvoiceDocumentView(found.invoice),
         status: statusOf(found.invoice),
