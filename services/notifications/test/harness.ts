@@ -11,13 +11,16 @@ export const INTERNAL_TOKEN = 'notifications-test-internal-token-0123456789';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** A clock that runs normally until moved: tests that are about days passing move it. */
+/** A clock that runs normally until moved: tests that are about days passing move it, then reset it. */
 export const controllableClock = () => {
   let offsetMs = 0;
   return {
     now: (): Date => new Date(Date.now() + offsetMs),
     advance: (ms: number) => {
       offsetMs += ms;
+    },
+    reset: () => {
+      offsetMs = 0;
     },
   };
 };
