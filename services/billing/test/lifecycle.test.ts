@@ -381,6 +381,7 @@ describe('account', () => {
     [{ number_format: '{MM}-{SEQ:4}' }, 'number_format', 'repeat every year'],
     [{ number_format: '{SEQ:0}' }, 'number_format', 'between 1'],
     [{ number_format: 'A{SEQ:4' }, 'number_format', 'unmatched'],
+    [{ number_format: 'INV"{SEQ:4}' }, 'number_format', 'quotes'],
     [{ timezone: 'Mars/Olympus' }, 'timezone', 'IANA'],
     [{ default_currency: 'XXX' }, 'default_currency', 'ISO 4217'],
     [{ brand_color: 'red' }, 'brand_color', 'hex'],

@@ -32,6 +32,8 @@ export const numberFormatProblems = (format: string): string[] => {
     problems.push('{MM} needs {YYYY} or {YY} beside it, or numbers would repeat every year');
   }
   if (/[{}]/.test(format.replace(NUMBER_FORMAT_TOKEN, ''))) problems.push('has an unmatched { or }');
+  // Numbers are hashed inside the invoice's canonical JSON: they never need escaping there.
+  if (/["\\\u0000-\u001f\u007f]/.test(format)) problems.push('may not contain quotes, backslashes or control characters');
   return problems;
 };
 

@@ -2,20 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { BILLING_SUBJECTS, type Customer, type CustomerSnapshot } from '@invoicing/contracts';
 import { invalidRequest, invalidState, notFound } from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
-import { addBillingEvent } from '../../shared/events.ts';
+import { billingEvent } from '../../shared/events.ts';
 import { businessSnapshotOf } from '../account/account.domain.ts';
-import { chainHashOf, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
-import { formatNumber, periodOf } from '../numbering/numbering.domain.ts';
-import { numberSeriesRepository } from '../numbering/number-series.repository.ts';
+import { finalizeWithNextNumber } from '../numbering/finalize-statement.ts';
+import { canonicalJson, finalizedDocument } from '../numbering/invoice-integrity.domain.ts';
+import { numberPartsOf, periodOf } from '../numbering/numbering.domain.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
-import { timelineRepository } from '../timeline/timeline.repository.ts';
 import { finalizeOutcome, invoiceView } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
+import type { InvoiceRow } from './invoice.entity.ts';
 import { requireCustomer } from './invoice-items.ts';
-import { invoiceRepository } from './invoice.repository.ts';
+import { invoiceWrites } from './invoice-writes.ts';
 
 /** 192 random bits, URL-safe: the public link cannot be guessed. */
 const newPublicUrlToken = (): string => randomBytes(24).toString('base64url');
+
+/** A stand-in the finalize statement replaces; random, so no text an invoice holds can look like it. */
+const placeholder = (kind: string): string => `~~${kind}-${randomBytes(16).toString('hex')}~~`;
 
 const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
   name: customer.name,
@@ -29,61 +32,91 @@ const isNumberTaken = (error: unknown): boolean => {
   return code === '23505' && constraint === 'invoices_number_unique';
 };
 
+const FROZEN_PROPERTIES = [
+  'status',
+  'customerName',
+  'customerSnapshot',
+  'businessSnapshot',
+  'finalizedAt',
+  'publicUrlToken',
+  'amountDue',
+  'updatedAt',
+] as const satisfies readonly (keyof InvoiceRow)[];
+
 /**
- * Finalize: in one transaction, lock the invoice, freeze the snapshots, take the next number of
- * the series (as late as possible, so the counter's row lock is held briefly), hash the frozen
- * invoice onto the series' chain, and add the event; commit, then announce the event. The
- * customer is read from the catalog before the transaction, which therefore holds no lock while
- * waiting on the network. The loser of a race, and any finalize of an open invoice, gets the
- * invoice as it is: same number, nothing changed, no event.
+ * Finalize. The invoice, its lines and the settings are read, and the customer fetched from the
+ * catalog, before anything is locked, so no lock waits on the network. Then one statement (see
+ * finalize-statement.ts) locks the draft, takes the next number of the series, hashes the frozen
+ * invoice onto the series' chain, and writes invoice, timeline entry and event; then the event is
+ * announced. The loser of a race, and any finalize of an open invoice, gets the invoice as it is:
+ * same number, nothing changed, no event. A PATCH between the read and the statement sends the
+ * finalize round again with fresh reads.
  */
 export const finalizeInvoice = (deps: InvoiceDeps) => {
-  const invoices = invoiceRepository(deps.em);
-  const series = numberSeriesRepository();
-  const timeline = timelineRepository(deps.em);
+  const writes = invoiceWrites();
 
   const attempt = async (actor: Actor, publicId: string) => {
     const id = invoiceIdOf(publicId);
-    const moment = await workspaceMoment(deps, actor);
-    const current = await invoices.findInWorkspace(actor.workspaceId, id);
-    if (!current) throw notFound('invoice', publicId);
-    const customer = finalizeOutcome(current) === 'finalize' ? await requireCustomer(deps.catalog, actor, current.customerId) : undefined;
+    const loaded = await writes.load(deps.em, actor.workspaceId, id);
+    if (!loaded) throw notFound('invoice', publicId);
+    const moment = await workspaceMoment(deps, actor, loaded.account);
+    const { invoice, lines } = loaded;
+    if (finalizeOutcome(invoice) === 'unchanged') return { data: invoiceView(invoice, lines, moment.view) };
+    if (lines.length === 0) {
+      throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
+    }
+    const customer = await requireCustomer(deps.catalog, actor, invoice.customerId);
 
-    const outcome = await deps.em.transactional(async (tx) => {
-      const row = await invoices.findForUpdate(tx, actor.workspaceId, id);
-      if (!row) throw notFound('invoice', publicId);
-      const lines = await invoices.linesOf(tx, id);
-      if (finalizeOutcome(row) === 'unchanged') return { view: invoiceView(row, lines, moment.view), finalized: false };
-      // The customer was read for the customer the invoice named before the lock; a PATCH may have changed it since.
-      if (!customer || row.customerId !== current.customerId) throw new StaleRead();
-      if (lines.length === 0) {
-        throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
-      }
-      const format = moment.account.numberFormat;
-      const period = periodOf(format, moment.local);
-      tx.assign(row, {
-        status: 'open',
-        customerName: customer.name,
-        customerSnapshot: customerSnapshotOf(customer),
-        businessSnapshot: businessSnapshotOf(moment.account),
-        finalizedAt: moment.now,
-        publicUrlToken: newPublicUrlToken(),
-        amountDue: row.total,
-        updatedAt: moment.now,
-      });
-
-      const { sequence, previousChain } = await series.takeNextNumber(tx, actor.workspaceId, format, period);
-      tx.assign(row, { number: formatNumber(format, period, sequence), numberFormat: format, numberPeriod: period, numberSequence: sequence });
-      const snapshotSha256 = snapshotHashOf(invoiceView(row, lines, moment.view));
-      tx.assign(row, { snapshotSha256, chainSha256: chainHashOf(previousChain, snapshotSha256) });
-      await series.recordChain(tx, actor.workspaceId, format, period, row.chainSha256!);
-      const view = invoiceView(row, lines, moment.view);
-      timeline.add(tx, timelineEntry(row, { type: 'finalized', number: view.number! }, actor, moment.now));
-      await addBillingEvent(tx, BILLING_SUBJECTS.invoiceFinalized, { object: view }, actor, moment.now);
-      return { view, finalized: true };
+    const format = moment.account.numberFormat;
+    const period = periodOf(format, moment.local);
+    const frozen: InvoiceRow = {
+      ...invoice,
+      status: 'open',
+      customerName: customer.name,
+      customerSnapshot: customerSnapshotOf(customer),
+      businessSnapshot: businessSnapshotOf(moment.account),
+      finalizedAt: moment.now,
+      publicUrlToken: newPublicUrlToken(),
+      amountDue: invoice.total,
+      updatedAt: moment.now,
+    };
+    const placeholders = { number: placeholder('number'), snapshot: placeholder('snapshot'), chain: placeholder('chain') };
+    const pending = invoiceView(
+      { ...frozen, number: placeholders.number, snapshotSha256: placeholders.snapshot, chainSha256: placeholders.chain },
+      lines,
+      moment.view,
+    );
+    const taken = await finalizeWithNextNumber(deps.em, {
+      invoice: frozen,
+      readVersion: invoice.updatedAt,
+      properties: FROZEN_PROPERTIES,
+      format,
+      period,
+      numberParts: numberPartsOf(format, period),
+      document: canonicalJson(finalizedDocument(pending)),
+      placeholders,
+      timeline: timelineEntry(frozen, { type: 'finalized', number: placeholders.number }, actor, moment.now),
+      event: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: pending }, actor, moment.now),
     });
-    if (outcome.finalized) deps.announce();
-    return { data: outcome.view };
+
+    if (!taken) {
+      // Not the draft that was read: another finalize won, or a PATCH came in between.
+      const current = await writes.load(deps.em, actor.workspaceId, id);
+      if (!current) throw notFound('invoice', publicId);
+      if (finalizeOutcome(current.invoice) === 'finalize') throw new StaleRead();
+      return { data: invoiceView(current.invoice, current.lines, moment.view) };
+    }
+    deps.announce();
+    const finalized: InvoiceRow = {
+      ...frozen,
+      number: taken.number,
+      numberFormat: format,
+      numberPeriod: period,
+      numberSequence: taken.sequence,
+      snapshotSha256: taken.snapshotSha256,
+      chainSha256: taken.chainSha256,
+    };
+    return { data: invoiceView(finalized, lines, moment.view) };
   };
 
   return (actor: Actor, publicId: string) =>

@@ -5,6 +5,7 @@ import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
 import { localDateOf, type Clock, type LocalDate } from '../../shared/clock.ts';
 import type { AccountRow } from '../account/account.entity.ts';
+import { defaultAccount } from '../account/account.domain.ts';
 import { accountRepository } from '../account/account.repository.ts';
 import type { ViewContext } from './invoice.domain.ts';
 
@@ -28,9 +29,10 @@ export interface WorkspaceMoment {
   view: ViewContext;
 }
 
-export const workspaceMoment = async (deps: InvoiceDeps, actor: Actor): Promise<WorkspaceMoment> => {
+/** `loaded` is the workspace's settings when the caller read them already (null: it has none, so the defaults). */
+export const workspaceMoment = async (deps: InvoiceDeps, actor: Actor, loaded?: AccountRow | null): Promise<WorkspaceMoment> => {
   const now = deps.clock.now();
-  const account = await accountRepository(deps.em).settingsOf(actor.workspaceId, now);
+  const account = loaded === undefined ? await accountRepository(deps.em).settingsOf(actor.workspaceId, now) : (loaded ?? defaultAccount(actor.workspaceId, now));
   const local = localDateOf(now, account.timezone);
   return { now, account, local, view: { today: local.date, publicUrlBase: deps.publicUrlBase } };
 };

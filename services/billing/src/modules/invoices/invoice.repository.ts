@@ -54,11 +54,6 @@ export const invoiceRepository = (em: EntityManager) => ({
     return qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1).getResultList();
   },
 
-  add: (tx: EntityManager, invoice: InvoiceRow, lines: readonly InvoiceLineRow[]): void => {
-    tx.create(InvoiceEntity, invoice);
-    for (const line of lines) tx.create(InvoiceLineEntity, line);
-  },
-
   replaceLines: async (tx: EntityManager, invoiceId: string, lines: readonly InvoiceLineRow[]): Promise<void> => {
     await tx.nativeDelete(InvoiceLineEntity, { invoiceId });
     for (const line of lines) tx.create(InvoiceLineEntity, line);

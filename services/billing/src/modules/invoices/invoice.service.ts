@@ -8,7 +8,7 @@ import {
 import { notFound, toPage } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
-import { addBillingEvent } from '../../shared/events.ts';
+import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { positionOf } from '../../shared/listing.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
@@ -16,6 +16,7 @@ import { assertEditable, draftOf, invoiceView, newDraft, priceLines, totalsColum
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
+import { invoiceWrites } from './invoice-writes.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
 
 /** A date filter bound: a datetime as given, or a date meaning the start (gte) or end (lte) of that UTC day. */
@@ -29,6 +30,7 @@ const createdBound = (value: string | undefined, end: 'start' | 'end'): Date | u
 export const invoiceService = (deps: InvoiceDeps) => {
   const { em, catalog, announce } = deps;
   const invoices = invoiceRepository(em);
+  const writes = invoiceWrites();
   const timeline = timelineRepository(em);
 
   return {
@@ -43,11 +45,8 @@ export const invoiceService = (deps: InvoiceDeps) => {
       const { rows: lines, totals } = priceLines(row, drafts);
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       const view = invoiceView(row, lines, moment.view);
-      await em.transactional(async (tx) => {
-        invoices.add(tx, row, lines);
-        timeline.add(tx, timelineEntry(row, { type: 'created' }, actor, moment.now));
-        await addBillingEvent(tx, BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
-      });
+      const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
+      await writes.insertDraft(em, row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event);
       announce();
       return { data: view };
     },
@@ -72,14 +71,10 @@ export const invoiceService = (deps: InvoiceDeps) => {
     },
 
     retrieve: async (actor: Actor, publicId: string) => {
-      const id = invoiceIdOf(publicId);
-      const [moment, row, lines] = await Promise.all([
-        workspaceMoment(deps, actor),
-        invoices.findInWorkspace(actor.workspaceId, id),
-        invoices.linesOf(em, id),
-      ]);
-      if (!row) throw notFound('invoice', publicId);
-      return { data: invoiceView(row, lines, moment.view) };
+      const loaded = await writes.load(em, actor.workspaceId, invoiceIdOf(publicId));
+      if (!loaded) throw notFound('invoice', publicId);
+      const moment = await workspaceMoment(deps, actor, loaded.account);
+      return { data: invoiceView(loaded.invoice, loaded.lines, moment.view) };
     },
 
     update: (actor: Actor, publicId: string, patch: UpdateInvoiceBody) =>

@@ -1,68 +1,78 @@
 import { BILLING_SUBJECTS, type PayInvoiceBody, type VoidInvoiceBody } from '@invoicing/contracts';
 import { invalidRequest, notFound } from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
-import { addBillingEvent } from '../../shared/events.ts';
-import { timelineEntry } from '../timeline/timeline.domain.ts';
-import { timelineRepository } from '../timeline/timeline.repository.ts';
+import { billingEvent } from '../../shared/events.ts';
+import { timelineEntry, type TimelineFact } from '../timeline/timeline.domain.ts';
 import { assertPayable, assertVoidable, invoiceSummaryView, invoiceView } from './invoice.domain.ts';
-import { invoiceIdOf, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
+import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps, type WorkspaceMoment } from './invoice-deps.ts';
 import type { InvoiceRow } from './invoice.entity.ts';
-import { invoiceRepository } from './invoice.repository.ts';
+import { invoiceWrites } from './invoice-writes.ts';
+
+type Settlement = {
+  subject: typeof BILLING_SUBJECTS.invoicePaid | typeof BILLING_SUBJECTS.invoiceVoided;
+  guard: (row: InvoiceRow) => void;
+  changes: (row: InvoiceRow, moment: WorkspaceMoment) => Partial<InvoiceRow>;
+  fact: (moment: WorkspaceMoment) => TimelineFact;
+};
 
 /**
- * Pay and void: the last two transitions. Each locks the invoice, so of two concurrent pays (or a
- * pay and a void) exactly one finds it open; the others see the new status and get a 409. The
- * event carries the whole invoice, lines included, although the response omits them.
+ * Pay and void: the last two transitions, each one statement that writes only while the invoice
+ * is still open. Of two concurrent pays (or a pay and a void) exactly one finds it open; the
+ * others write nothing, read the invoice again and get the 409 its new status calls for. The event
+ * carries the whole invoice, lines included, although the response omits them.
  */
 export const settleInvoice = (deps: InvoiceDeps) => {
-  const invoices = invoiceRepository(deps.em);
-  const timeline = timelineRepository(deps.em);
+  const writes = invoiceWrites();
+
+  const settle = (actor: Actor, publicId: string, settlement: Settlement) =>
+    retryingStaleReads(async () => {
+      const id = invoiceIdOf(publicId);
+      const loaded = await writes.load(deps.em, actor.workspaceId, id);
+      if (!loaded) throw notFound('invoice', publicId);
+      const moment = await workspaceMoment(deps, actor, loaded.account);
+      settlement.guard(loaded.invoice);
+      const changes = settlement.changes(loaded.invoice, moment);
+      const settled: InvoiceRow = { ...loaded.invoice, ...changes, updatedAt: moment.now };
+      const written = await writes.change(deps.em, {
+        invoice: settled,
+        properties: [...(Object.keys(changes) as (keyof InvoiceRow)[]), 'updatedAt'],
+        onlyWhileStatus: 'open',
+        timeline: [timelineEntry(settled, settlement.fact(moment), actor, moment.now)],
+        events: [billingEvent(settlement.subject, { object: invoiceView(settled, loaded.lines, moment.view) }, actor, moment.now)],
+      });
+      // Someone else settled it first: read it again, so the guard answers for its new status.
+      if (!written) throw new StaleRead();
+      deps.announce();
+      return { data: invoiceSummaryView(settled, moment.view) };
+    });
 
   return {
-    pay: async (actor: Actor, publicId: string, body: PayInvoiceBody) => {
-      const id = invoiceIdOf(publicId);
-      const moment = await workspaceMoment(deps, actor);
-      if (body.paid_on !== undefined && body.paid_on > moment.local.date) {
-        throw invalidRequest('paid_on may not be in the future.', [{ path: 'paid_on', message: `is after today (${moment.local.date})` }]);
-      }
-      const row = await deps.em.transactional(async (tx) => {
-        const invoice = await invoices.findForUpdate(tx, actor.workspaceId, id);
-        if (!invoice) throw notFound('invoice', publicId);
-        assertPayable(invoice);
-        tx.assign(invoice, {
-          status: 'paid',
-          paidAt: body.paid_on !== undefined ? new Date(`${body.paid_on}T00:00:00.000Z`) : moment.now,
-          paymentReference: body.payment_reference ?? null,
-          amountPaid: invoice.total,
-          amountDue: 0,
-          updatedAt: moment.now,
-        } satisfies Partial<InvoiceRow>);
-        const fact = { type: 'paid' as const, paid_on: body.paid_on ?? moment.local.date, payment_reference: body.payment_reference ?? null };
-        timeline.add(tx, timelineEntry(invoice, fact, actor, moment.now));
-        const view = invoiceView(invoice, await invoices.linesOf(tx, id), moment.view);
-        await addBillingEvent(tx, BILLING_SUBJECTS.invoicePaid, { object: view }, actor, moment.now);
-        return invoice;
-      });
-      deps.announce();
-      return { data: invoiceSummaryView(row, moment.view) };
-    },
+    pay: (actor: Actor, publicId: string, body: PayInvoiceBody) =>
+      settle(actor, publicId, {
+        subject: BILLING_SUBJECTS.invoicePaid,
+        guard: assertPayable,
+        changes: (row, moment) => {
+          if (body.paid_on !== undefined && body.paid_on > moment.local.date) {
+            throw invalidRequest('paid_on may not be in the future.', [{ path: 'paid_on', message: `is after today (${moment.local.date})` }]);
+          }
+          return {
+            status: 'paid',
+            paidAt: body.paid_on !== undefined ? new Date(`${body.paid_on}T00:00:00.000Z`) : moment.now,
+            paymentReference: body.payment_reference ?? null,
+            amountPaid: row.total,
+            amountDue: 0,
+          };
+        },
+        fact: (moment) => ({ type: 'paid', paid_on: body.paid_on ?? moment.local.date, payment_reference: body.payment_reference ?? null }),
+      }),
 
-    void: async (actor: Actor, publicId: string, body: VoidInvoiceBody) => {
-      const id = invoiceIdOf(publicId);
-      const moment = await workspaceMoment(deps, actor);
-      const row = await deps.em.transactional(async (tx) => {
-        const invoice = await invoices.findForUpdate(tx, actor.workspaceId, id);
-        if (!invoice) throw notFound('invoice', publicId);
-        assertVoidable(invoice);
-        tx.assign(invoice, { status: 'void', voidedAt: moment.now, voidReason: body.reason ?? null, amountDue: 0, updatedAt: moment.now } satisfies Partial<InvoiceRow>);
-        timeline.add(tx, timelineEntry(invoice, { type: 'voided', reason: body.reason ?? null }, actor, moment.now));
-        const view = invoiceView(invoice, await invoices.linesOf(tx, id), moment.view);
-        await addBillingEvent(tx, BILLING_SUBJECTS.invoiceVoided, { object: view }, actor, moment.now);
-        return invoice;
-      });
-      deps.announce();
-      return { data: invoiceSummaryView(row, moment.view) };
-    },
+    void: (actor: Actor, publicId: string, body: VoidInvoiceBody) =>
+      settle(actor, publicId, {
+        subject: BILLING_SUBJECTS.invoiceVoided,
+        guard: assertVoidable,
+        changes: (_row, moment) => ({ status: 'void', voidedAt: moment.now, voidReason: body.reason ?? null, amountDue: 0 }),
+        fact: () => ({ type: 'voided', reason: body.reason ?? null }),
+      }),
   };
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localDateOf } from '../../shared/clock.ts';
-import { formatNumber, periodOf } from './numbering.domain.ts';
+import { formatNumber, numberPartsOf, periodOf } from './numbering.domain.ts';
 
 const local = (date: string) => ({ date, year: date.slice(0, 4), month: date.slice(5, 7) });
 
@@ -22,5 +22,13 @@ describe('number formats', () => {
     expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'Pacific/Auckland'))).toBe('2027');
     expect(periodOf('INV/{YYYY}/{SEQ:4}', localDateOf(instant, 'UTC'))).toBe('2026');
     expect(periodOf('{YYYY}-{MM}-{SEQ:3}', localDateOf(new Date('2026-03-01T03:00:00Z'), 'America/Los_Angeles'))).toBe('2026-02');
+  });
+});
+
+describe('number parts', () => {
+  it('splits a number around its sequence, the period filled in, as the finalize statement pads it', () => {
+    expect(numberPartsOf('INV/{YYYY}/{SEQ:4}', '2026')).toEqual({ before: 'INV/2026/', width: 4, after: '' });
+    expect(numberPartsOf('{YY}{MM}-{SEQ:3}-X', '2026-03')).toEqual({ before: '2603-', width: 3, after: '-X' });
+    expect(formatNumber('A{SEQ:2}', '', 12345)).toBe('A12345');
   });
 });

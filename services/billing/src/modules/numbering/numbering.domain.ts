@@ -6,8 +6,6 @@ import type { LocalDate } from '../../shared/clock.ts';
  * else none (stored as ''), in which case the series never restarts.
  */
 
-const TOKEN = /\{(YYYY|YY|MM|SEQ:(\d+))\}/g;
-
 export const NO_PERIOD = '';
 
 /** The period a finalization at `local` belongs to under `format`: `2026-11`, `2026` or ''. */
@@ -17,14 +15,33 @@ export const periodOf = (format: string, local: LocalDate): string => {
   return NO_PERIOD;
 };
 
-/** The number `sequence` of the series (`format`, `period`): `INV/2026/0042`. */
-export const formatNumber = (format: string, period: string, sequence: number): string =>
-  format.replace(TOKEN, (token, name: string, width: string | undefined) => {
-    if (width !== undefined) return String(sequence).padStart(Number(width), '0');
-    if (name === 'YYYY') return period.slice(0, 4);
-    if (name === 'YY') return period.slice(2, 4);
-    return period.slice(5, 7);
-  });
+/** The numbers of a series around their sequence: `INV/2026/` + at least `width` digits + `after`. */
+export interface NumberParts {
+  before: string;
+  width: number;
+  after: string;
+}
+
+const PERIOD_TOKEN = /\{(YYYY|YY|MM)\}/g;
+const SEQUENCE_TOKEN = /\{SEQ:(\d+)\}/;
+
+export const numberPartsOf = (format: string, period: string): NumberParts => {
+  const sequence = SEQUENCE_TOKEN.exec(format);
+  if (!sequence) throw new Error(`number format ${format} has no sequence token`);
+  const withPeriod = (text: string) =>
+    text.replace(PERIOD_TOKEN, (_token, name: string) => (name === 'YYYY' ? period.slice(0, 4) : name === 'YY' ? period.slice(2, 4) : period.slice(5, 7)));
+  return {
+    before: withPeriod(format.slice(0, sequence.index)),
+    width: Number(sequence[1]),
+    after: withPeriod(format.slice(sequence.index + sequence[0].length)),
+  };
+};
+
+/** The number `sequence` of the series (`format`, `period`): `INV/2026/0042`. Never cuts a long sequence. */
+export const formatNumber = (format: string, period: string, sequence: number): string => {
+  const { before, width, after } = numberPartsOf(format, period);
+  return `${before}${String(sequence).padStart(width, '0')}${after}`;
+};
 
 /** A period as the API shows it: null for a series without one. */
 export const periodView = (period: string): string | null => (period === NO_PERIOD ? null : period);
