@@ -1,6 +1,6 @@
 import { OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { AppError, baseServerOptions, invalidRequest, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
+import { AppError, baseServerOptions, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
@@ -8,12 +8,12 @@ import './request-state.ts';
 import { ApiKeyCache } from './modules/api-keys/api-key.cache.ts';
 import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
-import { authenticate, authorize } from './modules/api-keys/authenticate.ts';
-import { beginIdempotentRequest } from './modules/idempotency/idempotency.hooks.ts';
+import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
-import { indexOperations, operationOf } from './modules/routing/operation-table.ts';
+import { routeOperations } from './modules/routing/operation-table.ts';
 import { registerProxyRoutes } from './modules/routing/proxy.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
+import { writeGuardHook } from './modules/routing/write-guard.hook.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -24,8 +24,6 @@ export interface GatewayDeps {
 const KEY_CACHE_MAX_ENTRIES = 10_000;
 const PURGE_INTERVAL_MS = 15 * 60_000;
 const OPEN_ROUTE = { config: { rateLimit: false } } as const;
-
-const isJsonObject = (body: unknown): boolean => body !== null && typeof body === 'object' && !Array.isArray(body);
 
 /**
  * The API gateway: authenticates API keys, checks scopes, rate-limits per key, enforces
@@ -50,7 +48,6 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
   const idempotency = createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const upstreams = createUpstreams(config, OPERATIONS);
-  const table = indexOperations(OPERATIONS);
 
   app.decorateRequest('operation', null);
   app.decorateRequest('principal', null);
@@ -58,27 +55,28 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    request.operation = operationOf(table, request.method, request.routeOptions.url);
     done();
   });
-  app.addHook('onRequest', async (request) => {
-    const scope = request.operation?.scope;
-    if (!scope) return;
-    request.principal = await authenticate(request.headers.authorization, keys);
-    authorize(request.principal, scope);
+  // Each public route gets its own hooks, bound to its operations: a read pays for authentication
+  // and nothing else, and no request looks its operation up by name.
+  const guardWrite = writeGuardHook(idempotency);
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    const served = routeOperations(OPERATIONS, route.url, methods);
+    if (served === undefined) return;
+    route.onRequest = [authenticationHook(served, keys), ...[route.onRequest ?? []].flat()];
+    if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preHandler = [guardWrite, ...[route.preHandler ?? []].flat()];
   });
-  // Registered after authentication, so that it counts per API key (per address for public routes).
+  // Registered after the hook above, so that its own per-route hook runs after authentication and
+  // counts per API key (per address on public routes).
   await app.register(rateLimit, {
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_MS,
     keyGenerator: (request) => request.principal?.keyId ?? request.ip,
+    // Limit headers on the 429 only: on every success they would be bytes and work on the hot path.
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `Rate limit of ${context.max} requests exceeded; retry in ${context.after}.`),
-  });
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.operation === null) return undefined;
-    if (request.body !== undefined && !isJsonObject(request.body)) throw invalidRequest('The body must be a JSON object.');
-    return beginIdempotentRequest(request, reply, idempotency);
   });
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {

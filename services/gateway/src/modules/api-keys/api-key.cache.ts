@@ -4,7 +4,8 @@ import { keyIdOfSegment, keyIdSegmentOf } from './api-key.domain.ts';
 export interface ActiveKey {
   keyId: string;
   workspaceId: string;
-  keyHash: string;
+  /** SHA-256 of the key, as bytes for a constant-time comparison. */
+  keyHash: Buffer;
   scopes: ReadonlySet<string>;
 }
 

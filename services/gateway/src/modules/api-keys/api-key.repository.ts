@@ -6,5 +6,5 @@ import type { ActiveKey } from './api-key.cache.ts';
 export const findActiveKey = async (orm: Orm, keyId: string): Promise<ActiveKey | undefined> => {
   const row = await orm.em.fork().findOne(ApiKey, { id: keyId, revokedAt: null });
   if (!row) return undefined;
-  return { keyId: row.id, workspaceId: row.workspace.id, keyHash: row.keyHash, scopes: new Set(row.scopes) };
+  return { keyId: row.id, workspaceId: row.workspace.id, keyHash: Buffer.from(row.keyHash, 'hex'), scopes: new Set(row.scopes) };
 };

@@ -1,28 +1,43 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '@invoicing/contracts';
-import { AppError, secretsMatch } from '@invoicing/service-kit';
+import { AppError } from '@invoicing/service-kit';
 import type { ActiveKey, ApiKeyCache } from './api-key.cache.ts';
-import { hashApiKey, idSegmentOfKey } from './api-key.domain.ts';
+import { idSegmentOfKey } from './api-key.domain.ts';
 
+const BEARER_PREFIX = 'Bearer ';
 const BEARER = /^Bearer +(\S+) *$/i;
 
 const invalidKey = () => new AppError('unauthenticated', 'The API key is invalid or has been revoked.');
 
-/**
- * The active key named by an `Authorization: Bearer <key>` header. Missing, malformed, unknown,
- * revoked and wrong keys are all 401; only the first two say more, since they reveal nothing.
- */
-export const authenticate = async (authorization: string | undefined, keys: ApiKeyCache): Promise<ActiveKey> => {
+const tokenOf = (authorization: string | undefined): string => {
   if (authorization === undefined || authorization === '') {
     throw new AppError('unauthenticated', 'Send an API key in the header Authorization: Bearer <key>.');
   }
-  const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) throw new AppError('unauthenticated', 'The Authorization header must be of the form Bearer <key>.');
+  // The common spelling needs no regular expression; any other goes through the full grammar.
+  const token = authorization.startsWith(BEARER_PREFIX) && !authorization.includes(' ', BEARER_PREFIX.length)
+    ? authorization.slice(BEARER_PREFIX.length)
+    : BEARER.exec(authorization)?.[1];
+  if (!token) throw new AppError('unauthenticated', 'The Authorization header must be of the form Bearer <key>.');
+  return token;
+};
+
+const verify = (token: string, key: ActiveKey | undefined): ActiveKey => {
+  // The stored hash is compared in constant time: timing reveals nothing about how close a guess was.
+  if (key === undefined || !timingSafeEqual(createHash('sha256').update(token).digest(), key.keyHash)) throw invalidKey();
+  return key;
+};
+
+/**
+ * The active key named by an `Authorization: Bearer <key>` header; synchronous when the key is
+ * cached. Missing, malformed, unknown, revoked and wrong keys are all 401; only the first two
+ * say more, since they reveal nothing.
+ */
+export const authenticate = (authorization: string | undefined, keys: ApiKeyCache): ActiveKey | Promise<ActiveKey> => {
+  const token = tokenOf(authorization);
   const segment = idSegmentOfKey(token);
   if (segment === undefined) throw invalidKey();
-  const key = await keys.find(segment);
-  // Constant-time comparison of hashes: timing reveals nothing about how much of a guess was right.
-  if (key === undefined || !secretsMatch(hashApiKey(token), key.keyHash)) throw invalidKey();
-  return key;
+  const found = keys.find(segment);
+  return found instanceof Promise ? found.then((key) => verify(token, key)) : verify(token, found);
 };
 
 export const authorize = (key: ActiveKey, scope: Scope): void => {

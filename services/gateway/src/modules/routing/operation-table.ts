@@ -1,13 +1,14 @@
 import type { Operation } from '@invoicing/contracts';
 
-export type OperationTable = ReadonlyMap<string, Operation>;
+/** The operations one route serves, by request method (HEAD answered as the GET of the path). */
+export type RouteOperations = Readonly<Record<string, Operation>>;
 
-const entryKey = (method: string, path: string) => `${method} ${path}`;
-
-/** Operations by method and route path, as Fastify's router names the route a request matched. */
-export const indexOperations = (operations: readonly Operation[]): OperationTable =>
-  new Map(operations.map((operation) => [entryKey(operation.method, operation.path), operation]));
-
-/** The operation a request calls; HEAD is answered as the GET of the same path. */
-export const operationOf = (table: OperationTable, method: string, routePath: string | undefined): Operation | null =>
-  routePath === undefined ? null : (table.get(entryKey(method === 'HEAD' ? 'GET' : method, routePath)) ?? null);
+/** What a route registered for `url` and `methods` serves of the table; undefined when nothing. */
+export const routeOperations = (operations: readonly Operation[], url: string, methods: readonly string[]): RouteOperations | undefined => {
+  const served: Record<string, Operation> = {};
+  for (const method of methods) {
+    const operation = operations.find((candidate) => candidate.path === url && candidate.method === (method === 'HEAD' ? 'GET' : method));
+    if (operation) served[method] = operation;
+  }
+  return Object.keys(served).length > 0 ? served : undefined;
+};

@@ -29,16 +29,28 @@ const routesOf = (operations: readonly Operation[]) => {
 
 const isIdempotentRead = (method: string) => method === 'GET' || method === 'HEAD';
 
+// Bodies up to this size are read whole and sent in one write; larger ones (PDFs) are streamed.
+const BUFFERED_BODY_MAX = 64 * 1024;
+
 /**
  * Serves every upstream operation by proxying it, unchanged in path, to the service that owns it.
- * Requests under an Idempotency-Key are forwarded and recorded; the rest stream straight through.
+ * Requests under an Idempotency-Key are forwarded and recorded; the rest are relayed as they come.
  */
 export const registerProxyRoutes = async (app: FastifyInstance, { operations, upstreams, idempotency, internalToken }: ProxyRoutesOptions) => {
+  const unavailable = (reply: FastifyReply, error: Error) => {
+    reply.request.log.warn({ err: error }, 'upstream request failed');
+    sendProblem(reply, new AppError('unavailable', 'The service behind this route is unavailable; retry later.'));
+  };
   const replyOptions: FastifyHttpProxyOptions['replyOptions'] = {
     rewriteRequestHeaders: (request, headers) => toUpstreamHeaders(request as FastifyRequest, headers, internalToken),
-    onError: (reply, { error }) => {
-      reply.request.log.warn({ err: error }, 'upstream request failed');
-      sendProblem(reply as FastifyReply, new AppError('unavailable', 'The service behind this route is unavailable; retry later.'));
+    onError: (reply, { error }) => unavailable(reply as FastifyReply, error),
+    onResponse: (_request, reply, response) => {
+      const length = Number(reply.getHeader('content-length'));
+      if (!(length <= BUFFERED_BODY_MAX)) return void reply.send(response.stream);
+      const chunks: Buffer[] = [];
+      response.stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.stream.once('error', (error) => unavailable(reply as FastifyReply, error));
+      response.stream.once('end', () => reply.send(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     },
     // A kept-alive connection the upstream closed as we reused it: a read is safe to send again, once.
     retryDelay: ({ err, req, attempt }) =>
