@@ -5,6 +5,7 @@ import { accountService } from './modules/account/account.service.ts';
 import { finalizeInvoice } from './modules/invoices/finalize-invoice.ts';
 import { registerInvoiceRoutes } from './modules/invoices/invoice.routes.ts';
 import { invoiceService } from './modules/invoices/invoice.service.ts';
+import { publicLinks } from './modules/invoices/public-link.ts';
 import { settleInvoice } from './modules/invoices/settle-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
@@ -28,7 +29,12 @@ export interface BillingAppDeps {
 export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent') }: BillingAppDeps) => {
   const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
   const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce };
-  registerInvoiceRoutes(app, { invoices: invoiceService(invoiceDeps), finalize: finalizeInvoice(invoiceDeps), settle: settleInvoice(invoiceDeps) });
+  registerInvoiceRoutes(app, {
+    invoices: invoiceService(invoiceDeps),
+    finalize: finalizeInvoice(invoiceDeps),
+    settle: settleInvoice(invoiceDeps),
+    publicLinks: publicLinks(invoiceDeps),
+  });
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
   return app;

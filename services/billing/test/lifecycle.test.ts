@@ -1,6 +1,6 @@
 import { billingEventSchema, isBillingSubject, type EventEnvelope } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
 
 describe('finalize, pay, void', () => {
   let harness: BillingHarness;
@@ -151,6 +151,31 @@ describe('finalize, pay, void', () => {
     await act(voided.id, 'finalize');
     await act(voided.id, 'void', { reason: 'Wrong customer' });
     expect((await api.call('GET', `/api/v1/invoices/${voided.id}/timeline`)).body.data.at(-1)).toMatchObject({ type: 'voided', reason: 'Wrong customer' });
+  });
+
+  it('rotates the public link: the old token names nothing, the new one the same invoice; the hashes stand', async () => {
+    const open = (await act((await draft()).id, 'finalize')).body.data;
+    const byToken = (token: string) =>
+      harness.service.app.inject({ method: 'GET', url: `/internal/v1/invoices/by-token/${token}`, headers: { 'x-internal-token': INTERNAL_TOKEN } });
+    const before = await byToken(open.public_url_token);
+    expect(before.statusCode).toBe(200);
+    expect(before.json()).toEqual({ workspace_id: api.workspaceId, invoice: open });
+
+    const rotated = await api.call('POST', `/api/v1/invoices/${open.id}/public_link/rotate`);
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data;
+    expect(fresh.public_url_token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(fresh.public_url_token).not.toBe(open.public_url_token);
+    expect(fresh).toMatchObject({ public_url: `http://localhost:8080/i/${fresh.public_url_token}`, number: open.number, snapshot_sha256: open.snapshot_sha256, chain_sha256: open.chain_sha256 });
+    expect((await byToken(open.public_url_token)).statusCode).toBe(404);
+    expect((await byToken(fresh.public_url_token)).json().invoice).toEqual(fresh);
+    expect((await byToken('nothing-here')).statusCode).toBe(404);
+    expect((await api.call('GET', `/api/v1/invoices/${open.id}/timeline`)).body.data.at(-1).type).toBe('updated');
+    expect((await outboxOf(open.id)).at(-1)!.envelope.type).toBe('billing.invoice.updated');
+    expect((await api.call('GET', '/api/v1/numbering/verify')).body.data.verified).toBe(true);
+
+    const drafted = await draft();
+    expect((await api.call('POST', `/api/v1/invoices/${drafted.id}/public_link/rotate`)).body.code).toBe('invalid_state');
   });
 
   it('publishes an event per change through the outbox, each with request id, idempotency key, key id and the whole invoice', async () => {

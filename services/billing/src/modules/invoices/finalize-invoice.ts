@@ -13,9 +13,7 @@ import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type Invoi
 import type { InvoiceRow } from './invoice.entity.ts';
 import { requireCustomer } from './invoice-items.ts';
 import { invoiceWrites } from './invoice-writes.ts';
-
-/** 192 random bits, URL-safe: the public link cannot be guessed. */
-const newPublicUrlToken = (): string => randomBytes(24).toString('base64url');
+import { newPublicUrlToken } from './public-link.ts';
 
 /** A stand-in the finalize statement replaces; random, so no text an invoice holds can look like it. */
 const placeholder = (kind: string): string => `~~${kind}-${randomBytes(16).toString('hex')}~~`;

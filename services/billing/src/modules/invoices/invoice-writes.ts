@@ -17,12 +17,14 @@ import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow,
 
 const S = `"${BILLING_SCHEMA}"`;
 
-const LOAD_SQL = `
+const loadSql = (where: string) => `
   select i.*,
          coalesce((select json_agg(l order by l.position) from ${S}.invoice_lines l where l.invoice_id = i.id), '[]'::json) as lines_json,
          (select to_jsonb(a) from ${S}.accounts a where a.workspace_id = i.workspace_id) as account_json
     from ${S}.invoices i
-   where i.id = ? and i.workspace_id = ?`;
+   where ${where}`;
+const LOAD_SQL = loadSql('i.id = ? and i.workspace_id = ?');
+const LOAD_BY_PUBLIC_TOKEN_SQL = loadSql('i.public_url_token = ?');
 
 const INSERT_DRAFT_SQL = `
   with invoice as (insert into ${S}.invoices select * from jsonb_populate_record(null::${S}.invoices, ?::jsonb)),
@@ -74,18 +76,24 @@ const changeStatement = (change: InvoiceChange): string => {
   return sql;
 };
 
+const loaded = (db: EntityManager, raw: LoadedRaw | undefined): LoadedInvoice | null => {
+  if (!raw) return null;
+  const { lines_json: lines, account_json: account, ...invoice } = raw;
+  return {
+    invoice: db.map(InvoiceEntity, invoice as EntityDictionary<InvoiceRow>),
+    lines: lines.map((line) => db.map(InvoiceLineEntity, line)),
+    account: account ? db.map(AccountEntity, account) : null,
+  };
+};
+
 export const invoiceWrites = () => ({
   /** The invoice with its lines and its workspace's settings, in one statement; null when the workspace has no such invoice. */
-  load: async (db: EntityManager, workspaceId: string, id: string): Promise<LoadedInvoice | null> => {
-    const [raw] = await db.execute<LoadedRaw[]>(LOAD_SQL, [id, workspaceId]);
-    if (!raw) return null;
-    const { lines_json: lines, account_json: account, ...invoice } = raw;
-    return {
-      invoice: db.map(InvoiceEntity, invoice as EntityDictionary<InvoiceRow>),
-      lines: lines.map((line) => db.map(InvoiceLineEntity, line)),
-      account: account ? db.map(AccountEntity, account) : null,
-    };
-  },
+  load: async (db: EntityManager, workspaceId: string, id: string): Promise<LoadedInvoice | null> =>
+    loaded(db, (await db.execute<LoadedRaw[]>(LOAD_SQL, [id, workspaceId]))[0]),
+
+  /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
+  loadByPublicToken: async (db: EntityManager, token: string): Promise<LoadedInvoice | null> =>
+    loaded(db, (await db.execute<LoadedRaw[]>(LOAD_BY_PUBLIC_TOKEN_SQL, [token]))[0]),
 
   /** A new draft with its lines, its `created` entry and its event: one statement. */
   insertDraft: async (db: EntityManager, invoice: InvoiceRow, lines: readonly InvoiceLineRow[], entry: TimelineEntryRow, event: EventEnvelope): Promise<void> => {

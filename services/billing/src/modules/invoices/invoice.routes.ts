@@ -5,7 +5,10 @@ import {
   listInvoices,
   listInvoiceTimeline,
   payInvoice,
+  PublicTokenPathParams,
+  InvoiceByPublicToken,
   retrieveInvoice,
+  rotatePublicLink,
   updateInvoice,
   voidInvoice,
 } from '@invoicing/contracts';
@@ -13,15 +16,20 @@ import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
 import { actorOf } from '../../shared/actor.ts';
 import type { FinalizeInvoice } from './finalize-invoice.ts';
 import type { InvoiceService } from './invoice.service.ts';
+import type { PublicLinks } from './public-link.ts';
 import type { SettleInvoice } from './settle-invoice.ts';
 
 export interface InvoiceUseCases {
   invoices: InvoiceService;
   finalize: FinalizeInvoice;
   settle: SettleInvoice;
+  publicLinks: PublicLinks;
 }
 
-export const registerInvoiceRoutes = (app: ServiceApp, { invoices, finalize, settle }: InvoiceUseCases): void => {
+/** Billing's internal route behind the public pages (documents calls it); the gateway never forwards to it. */
+export const INVOICE_BY_PUBLIC_TOKEN_ROUTE = '/internal/v1/invoices/by-token/:token';
+
+export const registerInvoiceRoutes = (app: ServiceApp, { invoices, finalize, settle, publicLinks }: InvoiceUseCases): void => {
   registerOperation(app, listInvoices, (request) => invoices.list(actorOf(request), request.query));
   registerOperation(app, createInvoice, (request) => invoices.create(actorOf(request), request.body));
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
@@ -31,4 +39,8 @@ export const registerInvoiceRoutes = (app: ServiceApp, { invoices, finalize, set
   registerOperation(app, payInvoice, (request) => settle.pay(actorOf(request), request.params.id, request.body));
   registerOperation(app, voidInvoice, (request) => settle.void(actorOf(request), request.params.id, request.body));
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));
+  registerOperation(app, rotatePublicLink, (request) => publicLinks.rotate(actorOf(request), request.params.id));
+  app.get(INVOICE_BY_PUBLIC_TOKEN_ROUTE, { schema: { params: PublicTokenPathParams, response: { 200: InvoiceByPublicToken } } }, (request) =>
+    publicLinks.byToken(request.params.token),
+  );
 };

@@ -46,11 +46,12 @@ describe('invoice integrity', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { z: null, y: 'é' }], c: true } })).toBe('{"a":{"c":true,"d":[2,{"y":"é","z":null}]},"b":1}');
   });
 
-  it('hashes only what finalization froze: paying, voiding or moving the public link changes nothing', () => {
+  it('hashes only what finalization froze: paying, voiding, moving or rotating the public link changes nothing', () => {
     const open = snapshotHashOf(makeInvoice());
     expect(snapshotHashOf(makeInvoice({ status: 'paid', amount_due: 0, amount_paid: 1190, paid_at: '2026-11-23T00:00:00.000Z' }))).toBe(open);
     expect(snapshotHashOf(makeInvoice({ status: 'void', voided_at: '2026-11-23T00:00:00.000Z', void_reason: 'x' }))).toBe(open);
     expect(snapshotHashOf(makeInvoice({ public_url: 'https://pay.example.com/i/tok' }))).toBe(open);
+    expect(snapshotHashOf(makeInvoice({ public_url_token: 'rotated', public_url: 'http://localhost:8080/i/rotated' }))).toBe(open);
   });
 
   it('changes with any frozen field', () => {

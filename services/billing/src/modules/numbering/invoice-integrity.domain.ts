@@ -4,7 +4,8 @@ import type { Invoice } from '@invoicing/contracts';
 /**
  * Tamper evidence for finalized invoices. `snapshot_sha256` hashes the canonical JSON of the
  * invoice's frozen fields (what finalization fixed for ever: never status, payment or voiding,
- * which legitimately change later); `chain_sha256` hashes the previous invoice's chain value in
+ * which legitimately change later, nor the public link, which is a credential that may be
+ * rotated, not part of the document); `chain_sha256` hashes the previous invoice's chain value in
  * the same series followed by this snapshot hash. Recomputing both along a series finds any
  * edit (snapshot mismatch) and any deletion (missing number, chain mismatch).
  */
@@ -31,7 +32,6 @@ const FROZEN_FIELDS = [
   'footer',
   'business_snapshot',
   'customer_snapshot',
-  'public_url_token',
   'finalized_at',
   'created_at',
 ] as const satisfies readonly (keyof Invoice)[];
