@@ -53,6 +53,7 @@ export const startNotifications = async (label: string, env: Record<string, stri
   await service.start();
   await service.app.ready();
   const { app } = service;
+  const replicas: { stop: () => Promise<void> }[] = [];
 
   const workspaceClient = (workspaceId: string) => {
     const headers = { 'x-internal-token': INTERNAL_TOKEN, 'x-workspace-id': workspaceId, 'x-api-key-id': 'key_test' };
@@ -83,7 +84,21 @@ export const startNotifications = async (label: string, env: Record<string, stri
     workspace: (workspaceId: string = randomUUID()) => workspaceClient(workspaceId),
     /** Publishes as billing's outbox does: onto JetStream, the event id as Nats-Msg-Id. */
     publish: (envelope: EventEnvelope) => billing.publish(envelope),
+    /** Another replica on the same database and NATS: it shares the consumers and the deliveries. */
+    startReplica: async () => {
+      const replicaBus = await connect(`notifications-replica-${replicas.length}`);
+      const replica = await createNotificationsService(config, { bus: replicaBus, logger: false, clock });
+      await replica.start();
+      replicas.push({
+        stop: async () => {
+          await replica.stop();
+          await replicaBus.close();
+        },
+      });
+      return replica;
+    },
     close: async () => {
+      for (const replica of replicas) await replica.stop();
       await service.stop();
       await Promise.all([bus.close(), billing.close()]);
       await nats.dispose();
