@@ -1,4 +1,4 @@
-import { createTestDatabase, freePort, natsUrl } from '@invoicing/testing';
+import { createTestDatabase, freePort, NatsServerProcess, natsUrl } from '@invoicing/testing';
 import createClient, { type Client } from 'openapi-fetch';
 import { mintApiKey, type MintedKey } from '../../deploy/local/operator.ts';
 import { discoverServices, GATEWAY, generateInternalToken, launchPlatform } from '../../deploy/local/platform.ts';
@@ -11,6 +11,11 @@ export interface SystemOptions {
   services?: readonly string[];
   /** Settings for every service on top of the defaults (such as RATE_LIMIT_MAX). */
   env?: Readonly<Record<string, string>>;
+  /**
+   * A NATS server of this system's own instead of the run's: durable consumer names are fixed, so
+   * two systems consuming one stream on a shared server would each get only part of the events.
+   */
+  ownNats?: boolean;
 }
 
 export interface TestSystem {
@@ -30,9 +35,10 @@ export interface TestSystem {
  * The real platform for black-box tests: each service's `main.ts` as its own process on a free
  * port, on a fresh database and the run's NATS, the gateway in front.
  */
-export const startSystem = async ({ services, env = {} }: SystemOptions = {}): Promise<TestSystem> => {
+export const startSystem = async ({ services, env = {}, ownNats = false }: SystemOptions = {}): Promise<TestSystem> => {
   const names = services ? [...services.filter((name) => name !== GATEWAY), GATEWAY] : discoverServices();
   const database = await createTestDatabase('e2e');
+  const nats = ownNats ? await NatsServerProcess.launch() : undefined;
   const ports = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const)));
   const internalToken = generateInternalToken();
   const inherited = { PATH: process.env.PATH ?? '' };
@@ -43,10 +49,11 @@ export const startSystem = async ({ services, env = {} }: SystemOptions = {}): P
     databaseUrl: database.url,
     internalToken,
     logLevel: 'warn',
-    natsUrl: natsUrl(),
+    natsUrl: nats?.url ?? natsUrl(),
     inherited,
     extraEnv: env,
   }).catch(async (error: unknown) => {
+    await nats?.dispose();
     await database.drop();
     throw error;
   });
@@ -60,6 +67,7 @@ export const startSystem = async ({ services, env = {} }: SystemOptions = {}): P
     mintKey: (workspace, scopes) => mintApiKey(database.url, workspace, scopes, inherited),
     stop: async () => {
       await platform.stop();
+      await nats?.dispose();
       await database.drop();
     },
   };
