@@ -8,11 +8,12 @@ import { GATEWAY, generateInternalToken, launchPlatform, type Platform } from '.
 import { prefixedSink } from '../deploy/local/service-process.ts';
 import { loadBenchSettings } from './config.ts';
 import type { BenchSection } from './section.ts';
+import { documentsPdf } from './sections/documents-pdf.ts';
 import { gatewayOverhead } from './sections/gateway-overhead.ts';
 import { renderTable } from './table.ts';
 
 /** Every section, in the order they run. Later benchmarks (billing finalize, PDFs, webhooks) add theirs here. */
-const SECTIONS: readonly BenchSection[] = [gatewayOverhead];
+const SECTIONS: readonly BenchSection[] = [gatewayOverhead, documentsPdf];
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 

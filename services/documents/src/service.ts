@@ -44,11 +44,13 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
     timeoutMs: config.BILLING_TIMEOUT_MS,
   });
   const chromium = await resolveChromium(config.CHROMIUM_PATH);
+  const templates = loadTemplates();
   let relay: OutboxRelay | undefined;
   const rendering: PdfRendering = chromium.found
     ? {
         renderer: createChromiumPdfRenderer({
           executablePath: chromium.executablePath,
+          shellHtml: templates.pdfShell,
           pagePoolSize: config.PDF_PAGE_POOL_SIZE,
           renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
           onError: (error, context) => app.log.warn({ err: error, context }, 'Chromium: a page failed and is replaced'),
@@ -56,7 +58,6 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
       }
     : { unavailableBecause: chromium.reason };
   const renderer = 'renderer' in rendering ? rendering.renderer : undefined;
-  const templates = loadTemplates();
   const printer = createInvoicePrinter(rendering, templates);
   const app = buildApp({
     orm,

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
 import { resolveChromium } from '../src/modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from '../src/modules/rendering/invoice-printer.ts';
-import { createChromiumPdfRenderer, type PdfRenderer } from '../src/modules/rendering/pdf-renderer.ts';
+import { createChromiumPdfRenderer, type PdfRenderer, type PrintJob } from '../src/modules/rendering/pdf-renderer.ts';
 import { loadTemplates } from '../src/modules/rendering/templates.ts';
 import type { BillingReader } from '../src/shared/billing.ts';
 
@@ -48,7 +48,7 @@ export type FakeBilling = ReturnType<typeof fakeBilling>;
 export const startTestRenderer = async (pagePoolSize = 2): Promise<PdfRenderer> => {
   const chromium = await resolveChromium(process.env.CHROMIUM_PATH);
   if (!chromium.found) throw new Error(`These tests print real PDFs and need Chromium: ${chromium.reason}`);
-  return createChromiumPdfRenderer({ executablePath: chromium.executablePath, pagePoolSize, renderTimeoutMs: 20_000 });
+  return createChromiumPdfRenderer({ executablePath: chromium.executablePath, shellHtml: loadTemplates().pdfShell, pagePoolSize, renderTimeoutMs: 20_000 });
 };
 
 /** Wraps a renderer to count what it prints, so tests can tell a stored PDF from a new print. */
@@ -57,9 +57,9 @@ export const countingRenderer = (renderer: PdfRenderer) => {
   return {
     renderer: {
       ...renderer,
-      render: (html: string, paper: 'A4' | 'Letter') => {
+      render: (job: PrintJob) => {
         prints += 1;
-        return renderer.render(html, paper);
+        return renderer.render(job);
       },
     } satisfies PdfRenderer,
     prints: () => prints,

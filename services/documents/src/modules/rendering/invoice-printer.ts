@@ -33,7 +33,7 @@ export const createInvoicePrinter = (rendering: PdfRendering, templates: Invoice
     print: async (invoice) => {
       if (!('renderer' in rendering)) throw unavailable(`PDFs cannot be rendered on this server: ${unavailableBecause}. Set CHROMIUM_PATH to a Chromium or Chrome binary.`);
       const view = toInvoiceDocumentView(invoice);
-      const printed = await rendering.renderer.render(templates.pdfHtml(view), view.paper);
+      const printed = await rendering.renderer.render(templates.pdfJob(view));
       const bytes = normalizePdf(printed, new Date(invoice.finalized_at ?? invoice.issue_date));
       return { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), templateVersion: templates.version };
     },

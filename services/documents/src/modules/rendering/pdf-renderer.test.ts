@@ -80,10 +80,10 @@ describe('printing an invoice', () => {
       const its = browserProcesses().filter((pid) => !others.has(pid));
       expect(its).toHaveLength(1);
       for (const pid of its) process.kill(pid, 'SIGKILL');
-      const html = templates.pdfHtml(toInvoiceDocumentView(makeInvoice()));
+      const job = templates.pdfJob(toInvoiceDocumentView(makeInvoice()));
       // The render in flight when the browser died may fail; the next ones launch a new browser.
-      await local.render(html, 'A4').catch(() => undefined);
-      const after = await local.render(html, 'A4');
+      await local.render(job).catch(() => undefined);
+      const after = await local.render(job);
       expect(after.subarray(0, 5).toString()).toBe('%PDF-');
     } finally {
       await local.close();

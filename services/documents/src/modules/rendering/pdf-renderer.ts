@@ -1,9 +1,19 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { PaperSize } from './invoice-view.domain.ts';
 
-/** Prints HTML to PDF bytes. */
+/** One document to print into a page that holds the shell already. */
+export interface PrintJob {
+  title: string;
+  /** CSS for this document alone (its colours, its paper). */
+  style: string;
+  /** The `<body>` content: escaped HTML. */
+  body: string;
+  paper: PaperSize;
+}
+
+/** Prints documents to PDF bytes. */
 export interface PdfRenderer {
-  render: (html: string, paper: PaperSize) => Promise<Buffer>;
+  render: (job: PrintJob) => Promise<Buffer>;
   /** Launches the browser and opens the pages ahead of the first request. */
   warm: () => Promise<void>;
   close: () => Promise<void>;
@@ -11,6 +21,11 @@ export interface PdfRenderer {
 
 export interface ChromiumPdfRendererOptions {
   executablePath: string;
+  /**
+   * The HTML every page loads once (fonts, stylesheet), with an empty body and a
+   * `<style id="document-style">` that each job fills.
+   */
+  shellHtml: string;
   /** Pages kept open and reused; renders beyond it wait for a free page. */
   pagePoolSize: number;
   /** Longest a single render may take before its page is discarded. */
@@ -40,7 +55,24 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 // A page's renderer numbers DOM nodes with a counter that only grows, and the tagged PDF carries
 // those numbers as 8-digit ids; a page is retired long before it could reach 9 digits.
 const RENDERS_PER_PAGE = 2_000;
-const WARM_UP_HTML = '<!doctype html><html lang="en"><title>warm-up</title><p>warm-up</p></html>';
+const WARM_UP_JOB: PrintJob = { title: 'warm-up', style: '', body: '<p>warm-up</p>', paper: 'A4' };
+
+/** The parts of the DOM a job touches (the service's TypeScript has no DOM types). */
+interface ShellDocument {
+  title: string;
+  body: { innerHTML: string };
+  fonts: { ready: Promise<unknown> };
+  getElementById: (id: string) => { textContent: string | null } | null;
+}
+
+/** Runs inside the page: swaps the job into the shell and resolves once its fonts are ready. */
+const fillShell = async ({ title, style, body }: Omit<PrintJob, 'paper'>): Promise<void> => {
+  const { document } = globalThis as unknown as { document: ShellDocument };
+  document.title = title;
+  document.getElementById('document-style')!.textContent = style;
+  document.body.innerHTML = body;
+  await document.fonts.ready;
+};
 
 const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
@@ -55,7 +87,7 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
  * page per render costs several times the render). A page that fails or crashes is closed and
  * replaced; a browser that dies is launched again on the next render.
  */
-export const createChromiumPdfRenderer = ({ executablePath, pagePoolSize, renderTimeoutMs, onError = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
+export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolSize, renderTimeoutMs, onError = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
   let browser: Promise<Browser> | undefined;
   let closed = false;
   /** Pages of the current browser, busy or idle, with the renders each has done. */
@@ -86,6 +118,7 @@ export const createChromiumPdfRenderer = ({ executablePath, pagePoolSize, render
       browser ??= launch();
       const context = await (await browser).newContext({ javaScriptEnabled: false, offline: true });
       const page = await context.newPage();
+      await page.setContent(shellHtml, { waitUntil: 'load', timeout: renderTimeoutMs });
       pages.set(page, 0);
       return page;
     } finally {
@@ -127,18 +160,16 @@ export const createChromiumPdfRenderer = ({ executablePath, pagePoolSize, render
     }
   };
 
-  const print = async (page: Page, html: string, paper: PaperSize): Promise<Buffer> => {
-    await page.setContent(html, { waitUntil: 'load', timeout: renderTimeoutMs });
-    // Fonts are data URLs: they load with the document, but printing must not start before them.
-    await page.evaluate('document.fonts.ready.then(() => undefined)');
+  const print = async (page: Page, { paper, ...content }: PrintJob): Promise<Buffer> => {
+    await page.evaluate(fillShell, content);
     return page.pdf({ format: paper, printBackground: true, preferCSSPageSize: true, tagged: true, outline: false });
   };
 
   /** Prints on a page that is then handed back, or discarded if anything went wrong on it. */
-  const printThenRelease = async (page: Page, html: string, paper: PaperSize): Promise<Buffer> => {
+  const printThenRelease = async (page: Page, job: PrintJob): Promise<Buffer> => {
     let healthy = false;
     try {
-      const pdf = await withTimeout(print(page, html, paper), renderTimeoutMs);
+      const pdf = await withTimeout(print(page, job), renderTimeoutMs);
       healthy = true;
       return pdf;
     } catch (error) {
@@ -150,14 +181,14 @@ export const createChromiumPdfRenderer = ({ executablePath, pagePoolSize, render
   };
 
   return {
-    render: async (html, paper) => {
+    render: async (job) => {
       if (closed) throw new Error('The PDF renderer is closed');
-      return printThenRelease(await acquire(), html, paper);
+      return printThenRelease(await acquire(), job);
     },
     warm: async () => {
       // A page's first print starts its renderer process: done here, it is not a customer's wait.
       const opened = await Promise.all(Array.from({ length: Math.max(0, pagePoolSize - pages.size - opening) }, () => openPage()));
-      await Promise.all(opened.map((page) => printThenRelease(page, WARM_UP_HTML, 'A4')));
+      await Promise.all(opened.map((page) => printThenRelease(page, WARM_UP_JOB)));
     },
     close: async () => {
       closed = true;

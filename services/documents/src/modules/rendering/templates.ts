@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 import { fontFacesFor } from './fonts.ts';
 import type { InvoiceDocumentView } from './invoice-view.domain.ts';
+import type { PrintJob } from './pdf-renderer.ts';
 
 /**
  * The template version new documents are rendered with. A stored PDF records the version that
@@ -31,8 +32,14 @@ export interface PublicPageInput {
 
 export interface InvoiceTemplates {
   version: string;
-  /** The HTML Chromium prints to PDF. */
-  pdfHtml: (view: InvoiceDocumentView) => string;
+  /**
+   * The document a printing page loads once: every font and the stylesheet. Each invoice then only
+   * swaps in its own body, title and page style (`pdfJob`), so fonts are decoded once per page,
+   * not once per PDF.
+   */
+  pdfShell: string;
+  /** What one invoice puts into the shell. */
+  pdfJob: (view: InvoiceDocumentView) => PrintJob;
   publicPage: (input: PublicPageInput) => string;
 }
 
@@ -41,20 +48,30 @@ const templatesDirectory = (version: string) => new URL(`../../../templates/${ve
 // `{{…}}` escapes everything a customer typed; only our own CSS and font rules go in raw (`{{{…}}}`).
 const COMPILE_OPTIONS = { strict: true, knownHelpersOnly: true } as const;
 
+/** Every Inter subset: a printing page serves any invoice, whatever script it is written in. */
+const ALL_SUBSETS_SAMPLE = '\u0100\u0370\u0400\u0460\u1ea0\u1f00';
+
 /** Compiles one version's templates in a Handlebars environment of their own. */
 export const loadTemplates = (version: string = TEMPLATE_VERSION): InvoiceTemplates => {
   const directory = templatesDirectory(version);
   const read = (name: string) => readFileSync(new URL(name, directory), 'utf8');
   const handlebars = Handlebars.create();
   handlebars.registerPartial('invoice', handlebars.compile(read('invoice.hbs'), COMPILE_OPTIONS));
-  const pdf = handlebars.compile(read('pdf.hbs'), COMPILE_OPTIONS);
+  const pdfBody = handlebars.compile(read('pdf.hbs'), COMPILE_OPTIONS);
   const page = handlebars.compile(read('public-page.hbs'), COMPILE_OPTIONS);
   const invoiceCss = read('invoice.css');
   const pageCss = `${invoiceCss}\n${read('public-page.css')}`;
-  const fontFaces = (view: InvoiceDocumentView) => fontFacesFor(JSON.stringify(view));
+  const pdfShell = handlebars.compile(read('pdf-shell.hbs'), COMPILE_OPTIONS)({ css: invoiceCss, fontFaces: fontFacesFor(ALL_SUBSETS_SAMPLE) });
   return {
     version,
-    pdfHtml: (view) => pdf({ view, css: invoiceCss, fontFaces: fontFaces(view) }),
-    publicPage: (input) => page({ ...input, css: pageCss, fontFaces: fontFaces(input.view) }),
+    pdfShell,
+    pdfJob: (view) => ({
+      title: `Invoice ${view.number}`,
+      // Both values are checked by the view: a #RRGGBB colour and A4 or Letter.
+      style: `:root { --brand: ${view.brandColor}; }\n@page { size: ${view.paper}; }`,
+      body: pdfBody({ view }),
+      paper: view.paper,
+    }),
+    publicPage: (input) => page({ ...input, css: pageCss, fontFaces: fontFacesFor(JSON.stringify(input.view)) }),
   };
 };
