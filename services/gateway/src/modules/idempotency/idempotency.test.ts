@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import { freePort } from '@invoicing/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
 import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
@@ -13,8 +14,9 @@ let workspaceId: string;
 
 beforeAll(async () => {
   upstream = await startUpstreamRecorder();
-  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: upstream.url } });
-  ({ key, workspace_id: workspaceId } = await gateway.createKey(['clients:write', 'clients:read', 'invoices:write', 'invoices:finalize']));
+  // Notifications is left at an address where nothing listens.
+  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: upstream.url, NOTIFICATIONS_URL: `http://127.0.0.1:${await freePort()}` } });
+  ({ key, workspace_id: workspaceId } = await gateway.createKey(['clients:write', 'clients:read', 'invoices:write', 'invoices:finalize', 'webhooks:write']));
 });
 
 afterAll(async () => {
@@ -138,6 +140,24 @@ describe('Idempotency-Key', () => {
     expect(retried.statusCode).toBe(201);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
     expect(forwardedWith(idempotencyKey)).toHaveLength(2);
+  });
+
+  it('frees the key when the service is down: the retry is tried again, not refused as in use', async () => {
+    const createEndpoint = () =>
+      gateway.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhook_endpoints',
+        headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': 'endpoint-1' },
+        payload: { url: 'https://example.com/hook', enabled_events: ['*'] },
+      });
+
+    const first = await createEndpoint();
+    const retry = await createEndpoint();
+
+    expect(first.statusCode).toBe(503);
+    expect(first.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(first.json().code).toBe('unavailable');
+    expect(retry.statusCode).toBe(503);
   });
 
   it('answers 409 idempotency_key_in_use while the first request with the key still runs', async () => {

@@ -12,7 +12,9 @@ let keyId: string;
 beforeAll(async () => {
   upstream = await startUpstreamRecorder();
   // Billing is deliberately left at an address where nothing listens.
-  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: `http://127.0.0.1:${await freePort()}`, UPSTREAM_TIMEOUT_MS: '300' } });
+  gateway = await startGateway({
+    env: { CATALOG_URL: upstream.url, DOCUMENTS_URL: upstream.url, BILLING_URL: `http://127.0.0.1:${await freePort()}`, UPSTREAM_TIMEOUT_MS: '300' },
+  });
   const created = await gateway.createKey(['clients:read', 'clients:write', 'invoices:read']);
   ({ key, workspace_id: workspaceId } = created);
   keyId = created.key_id.replace(/^key_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
@@ -74,6 +76,38 @@ describe('forwarding', () => {
     expect(headers['x-workspace-id']).toBe(workspaceId);
     expect(headers['x-api-key-id']).toBe(keyId);
     expect(headers['x-idempotency-key']).toBeUndefined();
+  });
+
+  it('relays large bodies (a PDF) byte for byte', async () => {
+    const pdf = Buffer.alloc(300 * 1024, 7);
+    pdf.write('%PDF-1.7');
+    upstream.answerWith(() => ({ status: 200, body: pdf, headers: { 'content-type': 'application/pdf' } }));
+    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/invoices/in_1/pdf', headers: bearer(key) });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/pdf');
+    expect(response.rawPayload.equals(pdf)).toBe(true);
+  });
+
+  it('authenticates HEAD like the GET of the same path', async () => {
+    upstream.answerWith(() => ({ status: 200, body: { data: {} } }));
+    const anonymous = await gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1' });
+    const signedIn = await gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1', headers: bearer(key) });
+
+    expect(anonymous.statusCode).toBe(401);
+    expect(signedIn.statusCode).toBe(200);
+  });
+
+  it('forwards public routes (the public invoice page) without credentials and without a workspace', async () => {
+    upstream.answerWith(() => ({ status: 200, body: '<html>invoice</html>', headers: { 'content-type': 'text/html; charset=utf-8' } }));
+    const response = await gateway.app.inject({ method: 'GET', url: '/i/tok_123', headers: { 'x-workspace-id': workspaceId } });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe('<html>invoice</html>');
+    const { url, headers } = lastReceived();
+    expect(url).toBe('/i/tok_123');
+    expect(headers['x-internal-token']).toBe(INTERNAL_TOKEN);
+    expect(headers['x-workspace-id']).toBeUndefined();
   });
 
   it('passes service errors through as the service wrote them', async () => {
