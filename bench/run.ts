@@ -8,12 +8,13 @@ import { GATEWAY, generateInternalToken, launchPlatform, type Platform } from '.
 import { prefixedSink } from '../deploy/local/service-process.ts';
 import { loadBenchSettings } from './config.ts';
 import type { BenchSection } from './section.ts';
+import { billingFinalize } from './sections/billing-finalize.ts';
 import { documentsPdf } from './sections/documents-pdf.ts';
 import { gatewayOverhead } from './sections/gateway-overhead.ts';
 import { renderTable } from './table.ts';
 
 /** Every section, in the order they run. Later benchmarks (billing finalize, PDFs, webhooks) add theirs here. */
-const SECTIONS: readonly BenchSection[] = [gatewayOverhead, documentsPdf];
+const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, documentsPdf];
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -75,6 +76,7 @@ const main = async (): Promise<number> => {
         gatewayUrl,
         serviceUrl: (name) => urls[name] ?? `(${name} is not running)`,
         internalToken,
+        databaseUrl,
         mintKey: (workspace, scopes) => mintApiKey(databaseUrl, workspace, scopes, inherited),
         durationSeconds: settings.BENCH_DURATION_S,
         warmupSeconds: settings.BENCH_WARMUP_S,

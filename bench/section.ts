@@ -7,6 +7,8 @@ export interface BenchContext {
   /** Base URL of a service by name, for measuring it without the gateway. */
   serviceUrl: (name: string) => string;
   internalToken: string;
+  /** The database the services run on, for sections that measure it directly. */
+  databaseUrl: string;
   mintKey: (workspace: string, scopes: string) => Promise<MintedKey>;
   durationSeconds: number;
   warmupSeconds: number;

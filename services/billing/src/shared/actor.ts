@@ -1,4 +1,4 @@
-import { parsePublicId } from '@invoicing/contracts';
+import { parsePublicId, toPublicId } from '@invoicing/contracts';
 import { AppError, callerOf, type Caller } from '@invoicing/service-kit';
 import type { FastifyRequest } from 'fastify';
 
@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 export interface Actor {
   /** The workspace UUID, as stored on every row. */
   workspaceId: string;
-  /** The API key; null for the system (the overdue sweep). */
+  /** The API key (`key_…`); null for the system (the overdue sweep). */
   keyId: string | null;
   requestId: string;
   idempotencyKey: string | null;
@@ -21,7 +21,13 @@ export const actorOf = (request: FastifyRequest): Actor => {
   const caller = callerOf(request);
   const workspaceId = parsePublicId('workspace', caller.workspaceId);
   if (workspaceId === undefined) throw new AppError('unauthenticated', 'The workspace header is not a workspace ID.');
-  return { workspaceId, keyId: caller.apiKeyId, requestId: caller.requestId, idempotencyKey: caller.idempotencyKey ?? null };
+  return { workspaceId, keyId: publicKeyId(caller.apiKeyId), requestId: caller.requestId, idempotencyKey: caller.idempotencyKey ?? null };
+};
+
+/** Key ids as the operator command shows them (`key_…`), whichever form the gateway sent. */
+const publicKeyId = (sent: string): string => {
+  const uuid = parsePublicId('apiKey', sent);
+  return uuid === undefined ? sent : toPublicId('apiKey', uuid);
 };
 
 /** The identity to pass on when billing calls another service on the actor's behalf. */
