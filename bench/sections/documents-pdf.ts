@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { dataOf, Invoice } from '@invoicing/contracts';
+import { dataOf, Invoice, parsePublicId } from '@invoicing/contracts';
+import { INTERNAL_HEADERS } from '@invoicing/service-kit/internal-headers';
 import { resolveChromium } from '../../services/documents/src/modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type InvoicePrinter } from '../../services/documents/src/modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer, type PdfRenderer } from '../../services/documents/src/modules/rendering/pdf-renderer.ts';
@@ -91,7 +92,8 @@ export const documentsPdf: BenchSection = {
   run: async (context) => {
     const chromium = await resolveChromium(process.env.CHROMIUM_PATH);
     if (!chromium.found) throw new Error(`the PDF benchmark needs Chromium: ${chromium.reason}`);
-    const { key } = await context.mintKey('bench-documents', 'all');
+    const minted = await context.mintKey('bench-documents', 'all');
+    const { key } = minted;
     context.progress('seeding a finalized invoice');
     const invoice = await seedInvoice(context, key);
     const pdfUrl = `${context.gatewayUrl}/api/v1/invoices/${invoice.id}/pdf`;
@@ -101,10 +103,23 @@ export const documentsPdf: BenchSection = {
       if (response.status !== 200 || bytes.byteLength === 0) throw new Error(`GET ${pdfUrl} answered ${response.status}`);
     };
     await getStored();
+    // What the gateway adds to a request it forwards: the same GET straight at documents.
+    const directUrl = `${context.serviceUrl('documents')}/api/v1/invoices/${invoice.id}/pdf`;
+    const directHeaders = {
+      [INTERNAL_HEADERS.token]: context.internalToken,
+      [INTERNAL_HEADERS.workspaceId]: parsePublicId('workspace', minted.workspace_id) ?? minted.workspace_id,
+      [INTERNAL_HEADERS.apiKeyId]: parsePublicId('apiKey', minted.key_id) ?? minted.key_id,
+    };
+    const getStoredDirectly = async () => {
+      const response = await fetch(directUrl, { headers: directHeaders });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`GET ${directUrl} answered ${response.status}`);
+    };
 
     context.progress('GET .../pdf of a stored PDF');
     await sampleFor(context.warmupSeconds, 5, getStored);
     const stored = await sampleFor(context.durationSeconds, 50, getStored);
+    const storedDirectly = await sampleFor(context.durationSeconds, 50, getStoredDirectly);
 
     const templates = loadTemplates();
     const warmRenderer = newRenderer(chromium.executablePath, templates.pdfShell, PAGE_POOL_SIZE);
@@ -137,6 +152,7 @@ export const documentsPdf: BenchSection = {
         columns: ['measurement', 'samples', 'p50', 'p99'],
         rows: [
           row('GET /api/v1/invoices/:id/pdf, stored, through the gateway', stored),
+          row('the same GET straight at documents', storedDirectly),
           row('render on a warm browser (page reused)', warm),
           row('render launching a browser cold', cold),
         ],
@@ -144,7 +160,7 @@ export const documentsPdf: BenchSection = {
           `warm / cold render (p50): ${warmToCold.toFixed(3)}x, target <= ${TARGETS.maxWarmToCold}x: ${mark(warmToCold <= TARGETS.maxWarmToCold)}`,
           `cold render / stored GET (p50): ${coldToStored.toFixed(0)}x faster, target >= ${TARGETS.minColdToStored}x: ${mark(coldToStored >= TARGETS.minColdToStored)}`,
           `PDFs rendered per second, ${CONCURRENCY} concurrent on a warm browser with ${PAGE_POOL_SIZE} pages: ${perSecond.toFixed(1)}`,
-          `Renders use the documents service's own templates, renderer and Chromium (${chromium.source}) in the benchmark process; the stored GET goes through the gateway to documents and PostgreSQL. The load generator shares the machine's cores with the services.`,
+          `Renders use the documents service's own templates, renderer and Chromium (${chromium.source}) in the benchmark process. The stored GET goes through the gateway to documents, which serves it from memory after the first read from PostgreSQL (PDF_CACHE_MB). The load generator shares the machine's cores with the services.`,
         ],
       };
     } finally {

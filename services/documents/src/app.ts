@@ -2,6 +2,7 @@ import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-ki
 import type { FastifyServerOptions } from 'fastify';
 import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
 import { invoicePdfService } from './modules/invoice-pdfs/invoice-pdf.service.ts';
+import type { PdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
 import { registerPublicPageRoutes } from './modules/public-page/public-page.routes.ts';
 import { publicPageService } from './modules/public-page/public-page.service.ts';
 import type { InvoicePrinter } from './modules/rendering/invoice-printer.ts';
@@ -15,6 +16,8 @@ export interface DocumentsAppDeps {
   billing: BillingReader;
   printer: InvoicePrinter;
   templates: InvoiceTemplates;
+  /** Stored PDFs held in memory; default: none. */
+  pdfCache?: PdfCache;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   checkReadiness: () => Promise<void>;
@@ -22,9 +25,9 @@ export interface DocumentsAppDeps {
 }
 
 /** Documents' HTTP app: invoice PDFs and the public invoice page. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, billing, printer, templates, announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
+export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
   const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
-  const pdfs = invoicePdfService({ em: orm.em, billing, printer });
+  const pdfs = invoicePdfService({ em: orm.em, billing, printer, ...(pdfCache ? { cache: pdfCache } : {}) });
   registerInvoicePdfRoutes(app, pdfs);
   registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, templates, announce, log: app.log }));
   return app;

@@ -13,6 +13,7 @@ import { buildApp } from './app.ts';
 import type { DocumentsConfig } from './config.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from './database.ts';
 import { storeFinalizedInvoice } from './modules/invoice-pdfs/invoice-pdf.service.ts';
+import { createPdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
 import { resolveChromium } from './modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from './modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer } from './modules/rendering/pdf-renderer.ts';
@@ -65,6 +66,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
     billing: billingReader(billingClient),
     printer,
     templates,
+    pdfCache: createPdfCache(config.PDF_CACHE_MB * 1024 * 1024),
     announce: () => relay?.nudge(),
     checkReadiness: async () => {
       await pingDatabase(orm);

@@ -5,6 +5,7 @@ import { createTestDatabase } from '@invoicing/testing';
 import { expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
+import { createPdfCache } from '../src/modules/invoice-pdfs/pdf-cache.ts';
 import { resolveChromium } from '../src/modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from '../src/modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer, type PdfRenderer, type PrintJob } from '../src/modules/rendering/pdf-renderer.ts';
@@ -86,7 +87,16 @@ export const startDocuments = async (label: string, options: DocumentsHarnessOpt
   const relay = new OutboxRelay({ orm, schema: DOCUMENTS_SCHEMA, bus, onError: () => {}, pollMs: 20 });
   const templates = loadTemplates();
   const printer = createInvoicePrinter(rendering, templates);
-  const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, billing: billing.reader, printer, templates, announce: () => relay.nudge(), checkReadiness: async () => {} });
+  const app = buildApp({
+    orm,
+    internalToken: INTERNAL_TOKEN,
+    billing: billing.reader,
+    printer,
+    templates,
+    pdfCache: createPdfCache(8 * 1024 * 1024),
+    announce: () => relay.nudge(),
+    checkReadiness: async () => {},
+  });
   await app.ready();
   relay.start();
   return {

@@ -153,7 +153,9 @@ describe('GET /api/v1/invoices/:id/pdf', () => {
   it('refuses a draft with 400 and answers 404 for an unknown invoice or another workspace’s', async () => {
     const workspaceId = newWorkspace();
     const draft: Invoice = sut.billing.put(workspaceId, makeInvoice({ status: 'draft', number: null, business_snapshot: null, customer_snapshot: null, public_url_token: null, public_url: null, finalized_at: null }));
-    const theirs = sut.billing.put(newWorkspace(), makeInvoice());
+    const theirWorkspace = newWorkspace();
+    const theirs = sut.billing.put(theirWorkspace, makeInvoice());
+    expect((await sut.getAs(theirWorkspace, `/api/v1/invoices/${theirs.id}/pdf`)).statusCode).toBe(200);
     const prints = sut.prints();
 
     expectProblem(await sut.getAs(workspaceId, `/api/v1/invoices/${draft.id}/pdf`), 400, 'invalid_request');

@@ -6,11 +6,14 @@ import { workspaceOf } from '../../shared/workspace.ts';
 import type { InvoicePrinter } from '../rendering/invoice-printer.ts';
 import type { InvoicePdfRow } from './invoice-pdf.entity.ts';
 import { invoicePdfRepository, type InvoicePdfRepository } from './invoice-pdf.repository.ts';
+import { createPdfCache, type PdfCache } from './pdf-cache.ts';
 
 export interface InvoicePdfDeps {
   em: EntityManager;
   billing: BillingReader;
   printer: InvoicePrinter;
+  /** Stored PDFs held in memory; default: none. */
+  cache?: PdfCache;
   now?: () => Date;
 }
 
@@ -38,33 +41,50 @@ const printAndStore = async (pdfs: InvoicePdfRepository, printer: InvoicePrinter
 };
 
 /** Stored PDFs: served as stored, printed and stored on first need. */
-export const invoicePdfService = ({ em, billing, printer, now = () => new Date() }: InvoicePdfDeps) => {
+export const invoicePdfService = ({ em, billing, printer, cache = createPdfCache(0), now = () => new Date() }: InvoicePdfDeps) => {
   const pdfs = invoicePdfRepository(em);
+
+  /** The stored PDF of the workspace's invoice, from memory or PostgreSQL. */
+  const storedPdf = async (workspaceId: string, invoiceId: string): Promise<InvoicePdfRow | undefined> => {
+    const cached = cache.get(invoiceId);
+    if (cached) return cached.workspaceId === workspaceId ? cached : undefined;
+    const stored = await pdfs.findWithContent(workspaceId, invoiceId);
+    if (stored) cache.put(stored);
+    return stored ?? undefined;
+  };
+
+  const print = async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow> => {
+    const printed = await printAndStore(pdfs, printer, workspaceId, invoice, now);
+    cache.put(printed);
+    return printed;
+  };
+
   return {
     /** `GET /api/v1/invoices/:id/pdf`: the caller's finalized invoice. */
     forCaller: async (caller: Caller, id: string): Promise<InvoicePdfRow> => {
       const workspaceId = workspaceOf(caller);
       const invoiceId = parsePublicId('invoice', id);
       if (invoiceId === undefined) throw notFound('invoice', id);
-      const stored = await pdfs.findWithContent(workspaceId, invoiceId);
+      const stored = await storedPdf(workspaceId, invoiceId);
       if (stored) return stored;
       // Not stored yet (its finalization event is still on its way): billing says whether it may be printed.
       const invoice = await billing.invoice(caller, id);
       if (invoice === undefined) throw notFound('invoice', id);
       if (invoice.status === 'draft') throw invalidRequest(`Invoice ${id} is a draft: it has a PDF once finalized.`);
-      return printAndStore(pdfs, printer, workspaceId, invoice, now);
+      return print(workspaceId, invoice);
     },
 
     /** The PDF of a finalized invoice found by other means (its public link). */
     forInvoice: async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow> =>
-      (await pdfs.findWithContent(workspaceId, invoiceUuidOf(invoice))) ?? printAndStore(pdfs, printer, workspaceId, invoice, now),
+      (await storedPdf(workspaceId, invoiceUuidOf(invoice))) ?? print(workspaceId, invoice),
 
-    /** The stored PDF's digest and version without its bytes; printed now if there is none yet and printing is possible. */
+    /** The stored PDF's digest and version, bytes not needed; printed now if there is none yet and printing is possible. */
     summaryOf: async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow | undefined> => {
-      const stored = await pdfs.findSummary(workspaceId, invoiceUuidOf(invoice));
-      if (stored) return stored;
+      const invoiceId = invoiceUuidOf(invoice);
+      const known = cache.get(invoiceId) ?? (await pdfs.findSummary(workspaceId, invoiceId));
+      if (known?.workspaceId === workspaceId) return known;
       if (printer.unavailableBecause !== undefined) return undefined;
-      return printAndStore(pdfs, printer, workspaceId, invoice, now);
+      return print(workspaceId, invoice);
     },
   };
 };
