@@ -1,31 +1,20 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startGateway, type GatewayFixture } from '../testing/gateway-fixture.ts';
-import { startUpstreamRecorder, type UpstreamRecorder } from '../testing/upstream-recorder.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer, useGatewayBehindRecorder } from '../testing/gateway-fixture.ts';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const CLI = 'services/gateway/src/admin/cli.ts';
 
-let upstream: UpstreamRecorder;
-let gateway: GatewayFixture;
 
-beforeAll(async () => {
-  upstream = await startUpstreamRecorder();
-  gateway = await startGateway({ env: { CATALOG_URL: upstream.url } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useGatewayBehindRecorder((upstreamUrl) => ({ CATALOG_URL: upstreamUrl }));
 
 /** Runs the operator command in its own process, as an operator would, against the gateway's database. */
 const admin = async (...args: string[]) => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(NODE, [CLI, ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: gateway.databaseUrl } });
+    const { stdout, stderr } = await promisify(execFile)(NODE, [CLI, ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: fixture.gateway.databaseUrl } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +24,7 @@ const admin = async (...args: string[]) => {
 
 const jsonLines = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
 
-const listCustomers = (key: string) => gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(key) });
+const listCustomers = (key: string) => fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(key) });
 
 describe('the operator command', () => {
   it('creates a workspace and a key, printing one JSON line with a key that works through the gateway', async () => {

@@ -1,9 +1,11 @@
 import type { Scope } from '@invoicing/contracts';
 import { createTestDatabase } from '@invoicing/testing';
+import { afterAll, beforeAll } from 'vitest';
 import { runAdminCommand } from '../admin/admin.service.ts';
 import { buildApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openGatewayDatabase } from '../database.ts';
+import { startUpstreamRecorder, type UpstreamRecorder } from './upstream-recorder.ts';
 
 export const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef';
 
@@ -42,3 +44,20 @@ export const startGateway = async ({ env = {} }: FixtureOptions = {}) => {
 export type GatewayFixture = Awaited<ReturnType<typeof startGateway>>;
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * For a test file: a gateway in front of an upstream recorder, started before its tests and
+ * stopped after them. `env` gets the recorder's URL, to point the services under test at it.
+ */
+export const useGatewayBehindRecorder = (env: (upstreamUrl: string) => Record<string, string> | Promise<Record<string, string>>) => {
+  const fixture = {} as { upstream: UpstreamRecorder; gateway: GatewayFixture };
+  beforeAll(async () => {
+    fixture.upstream = await startUpstreamRecorder();
+    fixture.gateway = await startGateway({ env: await env(fixture.upstream.url) });
+  });
+  afterAll(async () => {
+    await fixture.gateway?.close();
+    await fixture.upstream?.close();
+  });
+  return fixture;
+};

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
-import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
-import { runAdminCommand } from '../../admin/admin.service.ts';
 import { parsePublicId } from '@invoicing/contracts';
+import { describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../../admin/admin.service.ts';
+import { bearer, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
 
-let upstream: UpstreamRecorder;
-let gateway: GatewayFixture;
+const fixture = useGatewayBehindRecorder((upstreamUrl) => ({ CATALOG_URL: upstreamUrl }));
 
-beforeAll(async () => {
-  upstream = await startUpstreamRecorder();
-  gateway = await startGateway({ env: { CATALOG_URL: upstream.url } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-const listCustomers = (headers: Record<string, string>) => gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers });
+const listCustomers = (headers: Record<string, string>) => fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers });
 
 describe('authentication', () => {
   it('lets a valid key with the scope through to the service', async () => {
-    const { key } = await gateway.createKey(['clients:read']);
+    const { key } = await fixture.gateway.createKey(['clients:read']);
     const response = await listCustomers(bearer(key));
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ data: { method: 'GET', url: '/api/v1/customers' } });
@@ -35,17 +23,17 @@ describe('authentication', () => {
     ['a key of another shape', { authorization: 'Bearer sk_live_123' }],
     ['a well-formed key that was never issued', { authorization: `Bearer inv_live_${'A'.repeat(65)}` }],
   ])('answers 401 unauthenticated to %s, and forwards nothing', async (_name, headers) => {
-    const before = upstream.received.length;
+    const before = fixture.upstream.received.length;
     const response = await listCustomers(headers);
 
     expect(response.statusCode).toBe(401);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status: 401, code: 'unauthenticated', request_id: response.headers['x-request-id'] });
-    expect(upstream.received.length).toBe(before);
+    expect(fixture.upstream.received.length).toBe(before);
   });
 
   it('answers 401 to a real key id with a wrong secret', async () => {
-    const { key } = await gateway.createKey(['clients:read']);
+    const { key } = await fixture.gateway.createKey(['clients:read']);
     const last = key.at(-1) === 'a' ? 'b' : 'a';
     const response = await listCustomers(bearer(key.slice(0, -1) + last));
     expect(response.statusCode).toBe(401);
@@ -53,34 +41,34 @@ describe('authentication', () => {
   });
 
   it('accepts the scheme in any letter case', async () => {
-    const { key } = await gateway.createKey(['clients:read']);
+    const { key } = await fixture.gateway.createKey(['clients:read']);
     const response = await listCustomers({ authorization: `bearer ${key}` });
     expect(response.statusCode).toBe(200);
   });
 
   it('answers 403 forbidden to a key without the scope of the operation, and forwards nothing', async () => {
-    const { key } = await gateway.createKey(['products:read', 'clients:write']);
-    const before = upstream.received.length;
+    const { key } = await fixture.gateway.createKey(['products:read', 'clients:write']);
+    const before = fixture.upstream.received.length;
     const response = await listCustomers(bearer(key));
 
     expect(response.statusCode).toBe(403);
     expect(response.json()).toMatchObject({ code: 'forbidden', detail: expect.stringContaining('clients:read') });
-    expect(upstream.received.length).toBe(before);
+    expect(fixture.upstream.received.length).toBe(before);
   });
 
   it('refuses a revoked key at once, although the key was cached by a request just before', async () => {
-    const { key, key_id } = await gateway.createKey(['clients:read']);
+    const { key, key_id } = await fixture.gateway.createKey(['clients:read']);
     expect((await listCustomers(bearer(key))).statusCode).toBe(200);
 
-    await runAdminCommand(gateway.orm, { name: 'keys revoke', keyId: parsePublicId('apiKey', key_id)! });
+    await runAdminCommand(fixture.gateway.orm, { name: 'keys revoke', keyId: parsePublicId('apiKey', key_id)! });
 
     await expect.poll(async () => (await listCustomers(bearer(key))).statusCode, { timeout: 2_000, interval: 20 }).toBe(401);
   });
 
   it('keeps other keys of the workspace working after one is revoked', async () => {
-    const revoked = await gateway.createKey(['clients:read'], 'two-keys');
-    const kept = await gateway.createKey(['clients:read'], 'two-keys');
-    await runAdminCommand(gateway.orm, { name: 'keys revoke', keyId: parsePublicId('apiKey', revoked.key_id)! });
+    const revoked = await fixture.gateway.createKey(['clients:read'], 'two-keys');
+    const kept = await fixture.gateway.createKey(['clients:read'], 'two-keys');
+    await runAdminCommand(fixture.gateway.orm, { name: 'keys revoke', keyId: parsePublicId('apiKey', revoked.key_id)! });
 
     await expect.poll(async () => (await listCustomers(bearer(revoked.key))).statusCode, { timeout: 2_000, interval: 20 }).toBe(401);
     expect((await listCustomers(bearer(kept.key))).statusCode).toBe(200);

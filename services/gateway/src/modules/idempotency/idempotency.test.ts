@@ -1,32 +1,28 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { freePort } from '@invoicing/testing';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
-import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bearer, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
 import { fingerprintOf } from './idempotency.domain.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 
-let upstream: UpstreamRecorder;
-let gateway: GatewayFixture;
 let key: string;
 let workspaceId: string;
 
-beforeAll(async () => {
-  upstream = await startUpstreamRecorder();
-  // Notifications is left at an address where nothing listens.
-  gateway = await startGateway({ env: { CATALOG_URL: upstream.url, BILLING_URL: upstream.url, NOTIFICATIONS_URL: `http://127.0.0.1:${await freePort()}` } });
-  ({ key, workspace_id: workspaceId } = await gateway.createKey(['clients:write', 'clients:read', 'invoices:write', 'invoices:finalize', 'webhooks:write']));
-});
+// Notifications is left at an address where nothing listens.
+const fixture = useGatewayBehindRecorder(async (upstreamUrl) => ({
+  CATALOG_URL: upstreamUrl,
+  BILLING_URL: upstreamUrl,
+  NOTIFICATIONS_URL: `http://127.0.0.1:${await freePort()}`,
+}));
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
+beforeAll(async () => {
+  ({ key, workspace_id: workspaceId } = await fixture.gateway.createKey(['clients:write', 'clients:read', 'invoices:write', 'invoices:finalize', 'webhooks:write']));
 });
 
 let created = 0;
 beforeEach(() => {
-  upstream.answerWith((request) => ({
+  fixture.upstream.answerWith((request) => ({
     status: 201,
     body: { data: { id: `cus_${(created += 1)}`, received: JSON.parse(request.body as string) } },
     headers: { location: `/api/v1/customers/cus_${created}`, 'x-upstream-note': 'first' },
@@ -34,19 +30,19 @@ beforeEach(() => {
 });
 
 const createCustomer = (body: object, idempotencyKey?: string, apiKey = key) =>
-  gateway.app.inject({
+  fixture.gateway.app.inject({
     method: 'POST',
     url: '/api/v1/customers',
     headers: { ...bearer(apiKey), 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
     payload: body,
   });
 
-const forwardedWith = (idempotencyKey: string) => upstream.received.filter((request) => request.headers['x-idempotency-key'] === idempotencyKey);
+const forwardedWith = (idempotencyKey: string) => fixture.upstream.received.filter((request) => request.headers['x-idempotency-key'] === idempotencyKey);
 
 describe('Idempotency-Key', () => {
   it('is required where the operation says so: 428 without it, and nothing is forwarded', async () => {
-    const before = upstream.received.length;
-    const response = await gateway.app.inject({
+    const before = fixture.upstream.received.length;
+    const response = await fixture.gateway.app.inject({
       method: 'POST',
       url: '/api/v1/invoices/in_1/finalize',
       headers: bearer(key),
@@ -54,7 +50,7 @@ describe('Idempotency-Key', () => {
 
     expect(response.statusCode).toBe(428);
     expect(response.json()).toMatchObject({ code: 'idempotency_key_required', request_id: response.headers['x-request-id'] });
-    expect(upstream.received.length).toBe(before);
+    expect(fixture.upstream.received.length).toBe(before);
   });
 
   it('is optional elsewhere: a create without one is forwarded and not recorded', async () => {
@@ -90,7 +86,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('replays recorded 4xx outcomes too', async () => {
-    upstream.answerWith(() => ({ status: 400, body: { code: 'invalid_request' }, headers: { 'content-type': 'application/problem+json' } }));
+    fixture.upstream.answerWith(() => ({ status: 400, body: { code: 'invalid_request' }, headers: { 'content-type': 'application/problem+json' } }));
     const idempotencyKey = randomUUID();
     const first = await createCustomer({ name: '' }, idempotencyKey);
     const replay = await createCustomer({ name: '' }, idempotencyKey);
@@ -104,7 +100,7 @@ describe('Idempotency-Key', () => {
     const idempotencyKey = randomUUID();
     await createCustomer({ name: 'Ada' }, idempotencyKey);
     const otherBody = await createCustomer({ name: 'Grace' }, idempotencyKey);
-    const otherPath = await gateway.app.inject({
+    const otherPath = await fixture.gateway.app.inject({
       method: 'PATCH',
       url: '/api/v1/customers/cus_1',
       headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
@@ -120,7 +116,7 @@ describe('Idempotency-Key', () => {
 
   it('scopes keys to the workspace: another workspace may use the same key for its own request', async () => {
     const idempotencyKey = randomUUID();
-    const other = await gateway.createKey(['clients:write'], 'other-workspace');
+    const other = await fixture.gateway.createKey(['clients:write'], 'other-workspace');
     const mine = await createCustomer({ name: 'Ada' }, idempotencyKey);
     const theirs = await createCustomer({ name: 'Grace' }, idempotencyKey, other.key);
 
@@ -131,9 +127,9 @@ describe('Idempotency-Key', () => {
 
   it('does not record 5xx outcomes: the same key may be retried and reaches the service again', async () => {
     const idempotencyKey = randomUUID();
-    upstream.answerWith(() => ({ status: 500, body: { code: 'internal' } }));
+    fixture.upstream.answerWith(() => ({ status: 500, body: { code: 'internal' } }));
     const failed = await createCustomer({ name: 'Ada' }, idempotencyKey);
-    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_retry' } } }));
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_retry' } } }));
     const retried = await createCustomer({ name: 'Ada' }, idempotencyKey);
 
     expect(failed.statusCode).toBe(500);
@@ -144,7 +140,7 @@ describe('Idempotency-Key', () => {
 
   it('frees the key when the service is down: the retry is tried again, not refused as in use', async () => {
     const createEndpoint = () =>
-      gateway.app.inject({
+      fixture.gateway.app.inject({
         method: 'POST',
         url: '/api/v1/webhook_endpoints',
         headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': 'endpoint-1' },
@@ -162,7 +158,7 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 idempotency_key_in_use while the first request with the key still runs', async () => {
     const idempotencyKey = randomUUID();
-    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_slow' } }, delayMs: 400 }));
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_slow' } }, delayMs: 400 }));
     const first = createCustomer({ name: 'Ada' }, idempotencyKey);
     await expect.poll(() => forwardedWith(idempotencyKey).length, { timeout: 2_000, interval: 10 }).toBe(1);
     const second = await createCustomer({ name: 'Ada' }, idempotencyKey);
@@ -174,7 +170,7 @@ describe('Idempotency-Key', () => {
 
   it('forwards exactly one of twenty concurrent requests with one key; the others replay it or get 409 in use', async () => {
     const idempotencyKey = randomUUID();
-    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_once' } }, delayMs: 150 }));
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_once' } }, delayMs: 150 }));
     const responses = await Promise.all(Array.from({ length: 20 }, () => createCustomer({ name: 'Ada' }, idempotencyKey)));
 
     expect(forwardedWith(idempotencyKey)).toHaveLength(1);
@@ -193,7 +189,7 @@ describe('Idempotency-Key', () => {
     const fingerprint = fingerprintOf('POST', '/api/v1/customers', body);
     await sql`insert into gateway.idempotency_records (id, workspace_id, key, fingerprint, state, lock_token, locked_until)
       values (${randomUUID()}, ${workspaceId}, ${idempotencyKey}, ${fingerprint}, 'in_flight', ${randomUUID()}, now() - interval '1 second')`.execute(
-      gateway.orm.em.getKysely(),
+      fixture.gateway.orm.em.getKysely(),
     );
 
     const retried = await createCustomer(body, idempotencyKey);
@@ -205,15 +201,15 @@ describe('Idempotency-Key', () => {
 
 describe('purging idempotency records', () => {
   it('removes records past their time to live and keeps the recent ones', async () => {
-    const sut = createIdempotencyService(gateway.orm, { leaseMs: 60_000, ttlHours: 24 });
+    const sut = createIdempotencyService(fixture.gateway.orm, { leaseMs: 60_000, ttlHours: 24 });
     const [old, recent] = [randomUUID(), randomUUID()];
     await createCustomer({ name: 'Old' }, old);
     await createCustomer({ name: 'Recent' }, recent);
-    await sql`update gateway.idempotency_records set created_at = now() - interval '25 hours' where key = ${old}`.execute(gateway.orm.em.getKysely());
+    await sql`update gateway.idempotency_records set created_at = now() - interval '25 hours' where key = ${old}`.execute(fixture.gateway.orm.em.getKysely());
 
     expect(await sut.purgeExpired()).toBeGreaterThanOrEqual(1);
 
-    const { rows } = await sql<{ key: string }>`select key from gateway.idempotency_records where key in (${old}, ${recent})`.execute(gateway.orm.em.getKysely());
+    const { rows } = await sql<{ key: string }>`select key from gateway.idempotency_records where key in (${old}, ${recent})`.execute(fixture.gateway.orm.em.getKysely());
     expect(rows.map((row) => row.key)).toEqual([recent]);
     // The purged key is free again: a new request with it is forwarded, not replayed.
     const reused = await createCustomer({ name: 'Another' }, old);

@@ -1,36 +1,32 @@
+import { parsePublicId } from '@invoicing/contracts';
 import { freePort } from '@invoicing/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, INTERNAL_TOKEN, startGateway, type GatewayFixture } from '../../testing/gateway-fixture.ts';
-import { startUpstreamRecorder, type UpstreamRecorder } from '../../testing/upstream-recorder.ts';
+import { bearer, INTERNAL_TOKEN, startGateway, useGatewayBehindRecorder, type GatewayFixture } from '../../testing/gateway-fixture.ts';
 
-let upstream: UpstreamRecorder;
-let gateway: GatewayFixture;
 let key: string;
 let workspaceId: string;
 let keyId: string;
 
+// Billing is deliberately left at an address where nothing listens.
+const fixture = useGatewayBehindRecorder(async (upstreamUrl) => ({
+  CATALOG_URL: upstreamUrl,
+  DOCUMENTS_URL: upstreamUrl,
+  BILLING_URL: `http://127.0.0.1:${await freePort()}`,
+  UPSTREAM_TIMEOUT_MS: '300',
+}));
+
 beforeAll(async () => {
-  upstream = await startUpstreamRecorder();
-  // Billing is deliberately left at an address where nothing listens.
-  gateway = await startGateway({
-    env: { CATALOG_URL: upstream.url, DOCUMENTS_URL: upstream.url, BILLING_URL: `http://127.0.0.1:${await freePort()}`, UPSTREAM_TIMEOUT_MS: '300' },
-  });
-  const created = await gateway.createKey(['clients:read', 'clients:write', 'invoices:read']);
+  const created = await fixture.gateway.createKey(['clients:read', 'clients:write', 'invoices:read']);
   ({ key, workspace_id: workspaceId } = created);
-  keyId = created.key_id.replace(/^key_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  keyId = parsePublicId('apiKey', created.key_id)!;
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-const lastReceived = () => upstream.received.at(-1)!;
+const lastReceived = () => fixture.upstream.received.at(-1)!;
 
 describe('forwarding', () => {
   it('forwards path, query and JSON body unchanged and returns the service response as is', async () => {
-    upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_1' } }, headers: { location: '/api/v1/customers/cus_1' } }));
-    const response = await gateway.app.inject({
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_1' } }, headers: { location: '/api/v1/customers/cus_1' } }));
+    const response = await fixture.gateway.app.inject({
       method: 'POST',
       url: '/api/v1/customers?expand=none',
       headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -45,8 +41,8 @@ describe('forwarding', () => {
   });
 
   it('tells the service who calls, with headers that only the gateway sets, and keeps the API key from it', async () => {
-    upstream.answerWith(() => ({ status: 200, body: { data: [] } }));
-    await gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_1', headers: { ...bearer(key), 'x-request-id': 'trace-42' } });
+    fixture.upstream.answerWith(() => ({ status: 200, body: { data: [] } }));
+    await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_1', headers: { ...bearer(key), 'x-request-id': 'trace-42' } });
 
     const { headers } = lastReceived();
     expect(headers['x-internal-token']).toBe(INTERNAL_TOKEN);
@@ -57,9 +53,9 @@ describe('forwarding', () => {
   });
 
   it('drops internal headers a client sends, so no one can pose as another workspace or as the gateway', async () => {
-    const other = await gateway.createKey(['clients:read'], 'someone-else');
-    upstream.answerWith(() => ({ status: 200, body: {} }));
-    await gateway.app.inject({
+    const other = await fixture.gateway.createKey(['clients:read'], 'someone-else');
+    fixture.upstream.answerWith(() => ({ status: 200, body: {} }));
+    await fixture.gateway.app.inject({
       method: 'GET',
       url: '/api/v1/customers',
       headers: {
@@ -81,8 +77,8 @@ describe('forwarding', () => {
   it('relays large bodies (a PDF) byte for byte', async () => {
     const pdf = Buffer.alloc(300 * 1024, 7);
     pdf.write('%PDF-1.7');
-    upstream.answerWith(() => ({ status: 200, body: pdf, headers: { 'content-type': 'application/pdf' } }));
-    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/invoices/in_1/pdf', headers: bearer(key) });
+    fixture.upstream.answerWith(() => ({ status: 200, body: pdf, headers: { 'content-type': 'application/pdf' } }));
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/invoices/in_1/pdf', headers: bearer(key) });
 
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/pdf');
@@ -90,17 +86,17 @@ describe('forwarding', () => {
   });
 
   it('authenticates HEAD like the GET of the same path', async () => {
-    upstream.answerWith(() => ({ status: 200, body: { data: {} } }));
-    const anonymous = await gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1' });
-    const signedIn = await gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1', headers: bearer(key) });
+    fixture.upstream.answerWith(() => ({ status: 200, body: { data: {} } }));
+    const anonymous = await fixture.gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1' });
+    const signedIn = await fixture.gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1', headers: bearer(key) });
 
     expect(anonymous.statusCode).toBe(401);
     expect(signedIn.statusCode).toBe(200);
   });
 
   it('forwards public routes (the public invoice page) without credentials and without a workspace', async () => {
-    upstream.answerWith(() => ({ status: 200, body: '<html>invoice</html>', headers: { 'content-type': 'text/html; charset=utf-8' } }));
-    const response = await gateway.app.inject({ method: 'GET', url: '/i/tok_123', headers: { 'x-workspace-id': workspaceId } });
+    fixture.upstream.answerWith(() => ({ status: 200, body: '<html>invoice</html>', headers: { 'content-type': 'text/html; charset=utf-8' } }));
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/i/tok_123', headers: { 'x-workspace-id': workspaceId } });
 
     expect(response.statusCode).toBe(200);
     expect(response.body).toBe('<html>invoice</html>');
@@ -112,8 +108,8 @@ describe('forwarding', () => {
 
   it('passes service errors through as the service wrote them', async () => {
     const problem = { type: 'x', title: 'Not found', status: 404, detail: 'No customer', code: 'not_found', request_id: 'r' };
-    upstream.answerWith(() => ({ status: 404, body: problem, headers: { 'content-type': 'application/problem+json' } }));
-    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_404', headers: bearer(key) });
+    fixture.upstream.answerWith(() => ({ status: 404, body: problem, headers: { 'content-type': 'application/problem+json' } }));
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/customers/cus_404', headers: bearer(key) });
 
     expect(response.statusCode).toBe(404);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -122,7 +118,7 @@ describe('forwarding', () => {
 
   it('answers 503 unavailable as a problem, quickly, when the service is down', async () => {
     const started = Date.now();
-    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/invoices', headers: bearer(key) });
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/invoices', headers: bearer(key) });
 
     expect(response.statusCode).toBe(503);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -131,8 +127,8 @@ describe('forwarding', () => {
   });
 
   it('answers 503 unavailable when the service does not answer within the upstream timeout', async () => {
-    upstream.answerWith(() => ({ status: 200, body: {}, delayMs: 1_000 }));
-    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(key) });
+    fixture.upstream.answerWith(() => ({ status: 200, body: {}, delayMs: 1_000 }));
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(key) });
 
     expect(response.statusCode).toBe(503);
     expect(response.json().code).toBe('unavailable');
@@ -145,7 +141,7 @@ describe('requests the gateway refuses itself', () => {
     ['a method the path does not have', 'PUT', '/api/v1/customers'],
     ['a path outside the API', 'GET', '/'],
   ])('answers 404 not_found as a problem to %s', async (_name, method, url) => {
-    const response = await gateway.app.inject({ method: method as 'GET', url, headers: bearer(key) });
+    const response = await fixture.gateway.app.inject({ method: method as 'GET', url, headers: bearer(key) });
 
     expect(response.statusCode).toBe(404);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -157,8 +153,8 @@ describe('requests the gateway refuses itself', () => {
     ['form data', 'application/x-www-form-urlencoded', 'name=Ada'],
     ['no content type', undefined, '{"name":"Ada"}'],
   ])('answers 400 to a body sent as %s', async (_name, contentType, payload) => {
-    const before = upstream.received.length;
-    const response = await gateway.app.inject({
+    const before = fixture.upstream.received.length;
+    const response = await fixture.gateway.app.inject({
       method: 'POST',
       url: '/api/v1/customers',
       headers: { ...bearer(key), ...(contentType ? { 'content-type': contentType } : {}) },
@@ -167,7 +163,7 @@ describe('requests the gateway refuses itself', () => {
 
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe('invalid_request');
-    expect(upstream.received.length).toBe(before);
+    expect(fixture.upstream.received.length).toBe(before);
   });
 
   it.each([
@@ -176,7 +172,7 @@ describe('requests the gateway refuses itself', () => {
     ['a JSON string', '"Ada"'],
     ['JSON null', 'null'],
   ])('answers 400 to %s', async (_name, payload) => {
-    const response = await gateway.app.inject({
+    const response = await fixture.gateway.app.inject({
       method: 'PATCH',
       url: '/api/v1/customers/cus_1',
       headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -187,8 +183,8 @@ describe('requests the gateway refuses itself', () => {
   });
 
   it('answers 413 payload_too_large to a body over 1 MiB', async () => {
-    const before = upstream.received.length;
-    const response = await gateway.app.inject({
+    const before = fixture.upstream.received.length;
+    const response = await fixture.gateway.app.inject({
       method: 'POST',
       url: '/api/v1/customers',
       headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -197,14 +193,14 @@ describe('requests the gateway refuses itself', () => {
 
     expect(response.statusCode).toBe(413);
     expect(response.json().code).toBe('payload_too_large');
-    expect(upstream.received.length).toBe(before);
+    expect(fixture.upstream.received.length).toBe(before);
   });
 });
 
 describe('request ids', () => {
   it('keeps a well-formed client request id and makes one up for anything else', async () => {
-    const kept = await gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'client-id-1' } });
-    const replaced = await gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
+    const kept = await fixture.gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'client-id-1' } });
+    const replaced = await fixture.gateway.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
 
     expect(kept.headers['x-request-id']).toBe('client-id-1');
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -213,7 +209,7 @@ describe('request ids', () => {
 
 describe('public routes', () => {
   it('serves the OpenAPI 3.1 document without credentials, naming the gateway as server', async () => {
-    const response = await gateway.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    const response = await fixture.gateway.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
 
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
@@ -224,9 +220,9 @@ describe('public routes', () => {
   });
 
   it('is alive on /healthz and ready on /readyz when the database and the configured services answer', async () => {
-    expect((await gateway.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await fixture.gateway.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     // BILLING_URL is set explicitly and nothing listens there: not ready.
-    const notReady = await gateway.app.inject({ method: 'GET', url: '/readyz' });
+    const notReady = await fixture.gateway.app.inject({ method: 'GET', url: '/readyz' });
     expect(notReady.statusCode).toBe(503);
     expect(notReady.json()).toMatchObject({ code: 'unavailable', detail: expect.stringContaining('billing') });
   });
@@ -236,12 +232,12 @@ describe('rate limits', () => {
   let limited: GatewayFixture;
 
   beforeAll(async () => {
-    limited = await startGateway({ env: { CATALOG_URL: upstream.url, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
+    limited = await startGateway({ env: { CATALOG_URL: fixture.upstream.url, RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
   });
   afterAll(() => limited?.close());
 
   it('answers 429 rate_limited with Retry-After once a key exceeds its budget, and counts each key apart', async () => {
-    upstream.answerWith(() => ({ status: 200, body: {} }));
+    fixture.upstream.answerWith(() => ({ status: 200, body: {} }));
     const busy = await limited.createKey(['clients:read']);
     const calm = await limited.createKey(['clients:read']);
     const call = (apiKey: string) => limited.app.inject({ method: 'GET', url: '/api/v1/customers', headers: bearer(apiKey) });
