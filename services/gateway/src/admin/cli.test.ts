@@ -8,7 +8,6 @@ const ROOT = join(import.meta.dirname, '../../../..');
 const NODE = join(ROOT, 'node_modules/.bin/node');
 const CLI = 'services/gateway/src/admin/cli.ts';
 
-
 const fixture = useGatewayBehindRecorder((upstreamUrl) => ({ CATALOG_URL: upstreamUrl }));
 
 /** Runs the operator command in its own process, as an operator would, against the gateway's database. */
