@@ -128,5 +128,3 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   });
   return app;
 };
-
-export type GatewayApp = Awaited<ReturnType<typeof buildApp>>;
