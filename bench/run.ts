@@ -11,10 +11,11 @@ import type { BenchSection } from './section.ts';
 import { billingFinalize } from './sections/billing-finalize.ts';
 import { documentsPdf } from './sections/documents-pdf.ts';
 import { gatewayOverhead } from './sections/gateway-overhead.ts';
+import { webhookDelivery } from './sections/webhook-delivery.ts';
 import { renderTable } from './table.ts';
 
 /** Every section, in the order they run. Later benchmarks (billing finalize, PDFs, webhooks) add theirs here. */
-const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, documentsPdf];
+const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, documentsPdf, webhookDelivery];
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -66,7 +67,7 @@ const main = async (): Promise<number> => {
       logLevel: 'warn',
       natsUrl: settings.NATS_URL,
       inherited,
-      extraEnv: { RATE_LIMIT_MAX: '1000000000' },
+      extraEnv: Object.assign({ RATE_LIMIT_MAX: '1000000000' }, ...sections.map((section) => section.env ?? {})),
       sink: prefixedSink(Math.max(...services.map((name) => name.length))),
       signal: aborter.signal,
     });

@@ -23,5 +23,7 @@ export interface BenchContext {
 export interface BenchSection {
   name: string;
   services: readonly string[];
+  /** Settings the section needs on every service (such as WEBHOOK_ALLOWED_HOSTS for a loopback receiver). */
+  env?: Readonly<Record<string, string>>;
   run: (context: BenchContext) => Promise<Table>;
 }

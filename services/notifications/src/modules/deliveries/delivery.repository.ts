@@ -15,6 +15,8 @@ export interface ClaimedDelivery {
   attempts: number;
   endpointId: string;
   endpointEnabled: boolean;
+  /** Whether the endpoint was in a run of failures when claimed: only then does a success have to end it. */
+  endpointFailing: boolean;
   url: string;
   secret: string;
   previousSecret: string | null;
@@ -32,6 +34,7 @@ interface ClaimedRow {
   attempts: number;
   endpoint_id: string;
   status: string;
+  failing: boolean;
   url: string;
   secret: string;
   previous_secret: string | null;
@@ -59,6 +62,7 @@ const toClaimed = (row: ClaimedRow): ClaimedDelivery => ({
   attempts: row.attempts,
   endpointId: row.endpoint_id,
   endpointEnabled: row.status === 'enabled',
+  endpointFailing: row.failing,
   url: row.url,
   secret: row.secret,
   previousSecret: row.previous_secret,
@@ -88,7 +92,7 @@ export const deliveryRepository = (em: EntityManager) => ({
           set lease = gen_random_uuid(), next_attempt_at = now() + ? * interval '1 millisecond'
          from due, ${S}.webhook_endpoints w, ${S}.events e
         where d.id = due.id and w.id = d.endpoint_id and e.id = d.event_id
-       returning d.id, d.lease, d.trigger, d.attempts, w.id as endpoint_id, w.status, w.url, w.secret, w.previous_secret,
+       returning d.id, d.lease, d.trigger, d.attempts, w.id as endpoint_id, w.status, w.failing_since is not null as failing, w.url, w.secret, w.previous_secret,
                  w.previous_secret_expires_at, e.id as event_id, e.type, e.created, e.data`,
       [limit, leaseMs],
     );
