@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Send past events to a webhook endpoint again
-         * @description For a receiver that lost its data: every event of the workspace created between `since` and `until` whose type matches is queued for this endpoint, oldest first.
+         * @description For a receiver that lost its data: every event of the workspace created between `since` and `until` whose type matches is queued for this endpoint. Like every delivery, they may arrive in any order; each carries its event id in `webhook-id`.
          */
         post: operations["replayWebhookEvents"];
         delete?: never;
@@ -1441,7 +1441,7 @@ export interface components {
              */
             until: string;
             types: string[];
-            /** @description Events queued for delivery to the endpoint, oldest first. */
+            /** @description Events queued for delivery to the endpoint. */
             event_count: number;
         };
         Event: {

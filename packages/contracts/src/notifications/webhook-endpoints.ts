@@ -113,7 +113,7 @@ export const WebhookReplay = z
     since: Timestamp,
     until: Timestamp,
     types: z.array(z.string()),
-    event_count: z.int().describe('Events queued for delivery to the endpoint, oldest first.'),
+    event_count: z.int().describe('Events queued for delivery to the endpoint.'),
   })
   .meta({ id: 'WebhookReplay' });
 export type WebhookReplay = z.infer<typeof WebhookReplay>;
@@ -176,7 +176,7 @@ export const rotateWebhookEndpointSecret = defineOperation({
 export const replayWebhookEvents = defineOperation({
   operationId: 'replayWebhookEvents',
   summary: 'Send past events to a webhook endpoint again',
-  description: 'For a receiver that lost its data: every event of the workspace created between `since` and `until` whose type matches is queued for this endpoint, oldest first.',
+  description: 'For a receiver that lost its data: every event of the workspace created between `since` and `until` whose type matches is queued for this endpoint. Like every delivery, they may arrive in any order; each carries its event id in `webhook-id`.',
   tag, service, method: 'POST', path: '/api/v1/webhook_endpoints/:id/replay', scope: 'webhooks:write', idempotency: 'optional',
   params: IdPathParams,
   body: ReplayWebhookEventsBody,
