@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveChromium } from '../../services/documents/src/modules/rendering/chromium-executable.ts';
+import { CURRENCY_CASES, PARTY_ROWS } from '../../services/documents/test/support/currency-cases.ts';
+import type { LineInput } from '../../services/documents/test/support/invoices.ts';
 import { expectProblem } from '../support/problems.ts';
 import { startSystem, type ApiClient, type TestSystem } from '../support/system.ts';
 
@@ -46,46 +48,7 @@ const CUSTOMER = {
   address: { line1: 'Domplatz 5', line2: '3. OG', city: 'Düsseldorf', postal_code: '40213', country: 'DE' },
 };
 
-type Item = { description: string; quantity?: number; unit_amount: number; tax_rate?: number; discount?: { amount_off: number } | { percent_off: number } };
-
-const CASES: { currency: string; items: Item[]; expected: string[] }[] = [
-  {
-    currency: 'USD',
-    items: [
-      { description: 'Strategy workshop', quantity: 2, unit_amount: 150_000, tax_rate: 19, discount: { percent_off: 12.5 } },
-      { description: 'Travel expenses (flat)', unit_amount: 42_500, tax_rate: 7, discount: { amount_off: 2_500 } },
-      { description: 'Licence, 12 months', quantity: 3, unit_amount: 9_900, tax_rate: 8.5 },
-    ],
-    expected: [
-      'Strategy workshop 2 $1,500.00 −$375.00 (12.5%) 19% $2,625.00',
-      'Travel expenses (flat) 1 $425.00 −$25.00 7% $400.00',
-      'Licence, 12 months 3 $99.00 – 8.5% $297.00',
-      'Subtotal $3,722.00',
-      'Discount −$400.00',
-      'Tax 7% $28.00',
-      'Tax 8.5% $25.25',
-      'Tax 19% $498.75',
-      'Total tax $552.00',
-      'Total (USD) $3,874.00',
-    ],
-  },
-  {
-    currency: 'JPY',
-    items: [
-      { description: 'Consulting day', quantity: 3, unit_amount: 80_000, tax_rate: 10, discount: { percent_off: 5 } },
-      { description: 'Reduced-rate catering', quantity: 7, unit_amount: 1_234, tax_rate: 8 },
-    ],
-    expected: ['Consulting day 3 ¥80,000 −¥12,000 (5%) 10% ¥228,000', 'Reduced-rate catering 7 ¥1,234 – 8% ¥8,638', 'Subtotal ¥248,638', 'Discount −¥12,000', 'Tax 8% ¥691', 'Tax 10% ¥22,800', 'Total (JPY) ¥260,129'],
-  },
-  {
-    currency: 'KWD',
-    items: [
-      { description: 'Maintenance contract', unit_amount: 1_250_750, tax_rate: 5, discount: { amount_off: 750 } },
-      { description: 'Spare parts', quantity: 4, unit_amount: 12_345, tax_rate: 0 },
-    ],
-    expected: ['Maintenance contract 1 KWD 1,250.750 −KWD 0.750 5% KWD 1,250.000', 'Spare parts 4 KWD 12.345 – 0% KWD 49.380', 'Subtotal KWD 1,300.130', 'Tax 5% KWD 62.500', 'Total (KWD) KWD 1,361.880'],
-  },
-];
+const USD_LINES = CURRENCY_CASES[0]!.lines;
 
 interface Workspace {
   api: ApiClient;
@@ -102,7 +65,7 @@ const setUpWorkspace = async (slug: string): Promise<Workspace> => {
   return { api, customerId: customer.data!.data.id };
 };
 
-const createInvoice = async ({ api, customerId }: Workspace, currency: string, items: Item[]) => {
+const createInvoice = async ({ api, customerId }: Workspace, currency: string, items: LineInput[]) => {
   const created = await api.POST('/api/v1/invoices', {
     params: { header: { 'Idempotency-Key': randomUUID() } },
     body: { customer: customerId, currency, issue_date: '2026-11-20', due_date: '2030-01-31', items, notes: 'Thank you for your order.', footer: 'Payable within 30 days without deduction.' },
@@ -111,7 +74,7 @@ const createInvoice = async ({ api, customerId }: Workspace, currency: string, i
   return created.data!.data;
 };
 
-const finalizedInvoice = async (workspace: Workspace, currency = 'USD', items: Item[] = CASES[0]!.items) => {
+const finalizedInvoice = async (workspace: Workspace, currency = 'USD', items: LineInput[] = USD_LINES) => {
   const draft = await createInvoice(workspace, currency, items);
   const finalized = await workspace.api.POST('/api/v1/invoices/{id}/finalize', { params: { path: { id: draft.id }, header: { 'Idempotency-Key': randomUUID() } } });
   expect(finalized.response.status, JSON.stringify(finalized.error)).toBe(200);
@@ -136,27 +99,21 @@ describe('invoice PDFs through the gateway', () => {
     workspace = await setUpWorkspace('documents-co');
   });
 
-  it.each(CASES)('prints everything a $currency invoice must show', async ({ currency, items, expected }) => {
-    const invoice = await finalizedInvoice(workspace, currency, items);
+  it.each(CURRENCY_CASES)('prints everything a $currency invoice must show', async ({ currency, lines, expected }) => {
+    const invoice = await finalizedInvoice(workspace, currency, lines);
     const { bytes, response } = await downloadPdf(workspace.api, invoice.id);
 
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-disposition')).toContain(`Invoice-${invoice.number!.replaceAll('/', '-')}.pdf`);
     expect(response.headers.get('etag')).toMatch(/^"[0-9a-f]{64}"$/);
     const text = await pdfText(bytes);
-    for (const item of [
-      'Acme Design Studio', 'Hauptstraße 1', 'Köln, 50667', 'Germany', 'Tax ID DE123456789',
-      'Müller & Söhne GmbH', 'Domplatz 5', '3. OG', 'Düsseldorf, 40213', 'Tax ID DE987654321',
-      `Invoice number ${invoice.number}`, 'Issue date 20 Nov 2026', 'Due date 31 Jan 2030',
-      'IBAN DE89 3704 0044 0532 0130 00', 'BIC COBADEFFXXX', 'Thank you for your order.', 'Payable within 30 days without deduction.',
-      ...expected,
-    ]) {
+    for (const item of [...PARTY_ROWS, `Invoice number ${invoice.number}`, 'Issue date 20 Nov 2026', 'Due date 31 Jan 2030', ...expected]) {
       expect(text).toContain(item);
     }
   });
 
   it('refuses a draft with 400 and another workspace’s invoice with 404', async () => {
-    const draft = await createInvoice(workspace, 'USD', CASES[0]!.items);
+    const draft = await createInvoice(workspace, 'USD', USD_LINES);
     const theirs = await finalizedInvoice(await setUpWorkspace('documents-other'));
     expectProblem(await workspace.api.GET('/api/v1/invoices/{id}/pdf', { params: { path: { id: draft.id } } }), 400, 'invalid_request');
     expectProblem(await workspace.api.GET('/api/v1/invoices/{id}/pdf', { params: { path: { id: theirs.id } } }), 404, 'not_found');
@@ -230,7 +187,7 @@ describe('the public invoice page through the gateway', () => {
 
     const timeline = await workspace.api.GET('/api/v1/invoices/{id}/timeline', { params: { path: { id: invoice.id } } });
     expect(timeline.data!.data.map((entry) => entry.type)).toContain('updated');
-    const draft = await createInvoice(workspace, 'USD', CASES[0]!.items);
+    const draft = await createInvoice(workspace, 'USD', USD_LINES);
     expectProblem(await workspace.api.POST('/api/v1/invoices/{id}/public_link/rotate', { params: { path: { id: draft.id } } }), 409, 'invalid_state');
   });
 

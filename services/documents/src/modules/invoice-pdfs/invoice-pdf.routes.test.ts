@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Invoice } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
-import { makeInvoice, type LineInput } from '../../../test/support/invoices.ts';
+import { CURRENCY_CASES, PARTY_ROWS } from '../../../test/support/currency-cases.ts';
+import { makeInvoice } from '../../../test/support/invoices.ts';
 import { pdfInfo, pdfText } from '../../../test/support/pdf-text.ts';
 
 let sut: DocumentsHarness;
@@ -19,67 +20,8 @@ afterAll(async () => {
 const readable = async (pdf: Buffer) => (await pdfText(pdf)).replace(/[ \t\u00a0]+/g, ' ');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-const LINES: LineInput[] = [
-  { description: 'Strategy workshop', quantity: 2, unit_amount: 150_000, tax_rate: 19, discount: { percent_off: 12.5 } },
-  { description: 'Travel expenses (flat)', quantity: 1, unit_amount: 42_500, tax_rate: 7, discount: { amount_off: 2_500 } },
-  { description: 'Licence, 12 months', quantity: 3, unit_amount: 9_900, tax_rate: 8.5 },
-];
-
-const CASES: { currency: string; lines: LineInput[]; expected: string[] }[] = [
-  {
-    currency: 'USD',
-    lines: LINES,
-    expected: [
-      'Strategy workshop 2 $1,500.00 −$375.00 (12.5%) 19% $2,625.00',
-      'Travel expenses (flat) 1 $425.00 −$25.00 7% $400.00',
-      'Licence, 12 months 3 $99.00 – 8.5% $297.00',
-      'Subtotal $3,722.00',
-      'Discount −$400.00',
-      'Taxable amount $3,322.00',
-      'Tax 7% $28.00',
-      'Tax 8.5% $25.25',
-      'Tax 19% $498.75',
-      'Total tax $552.00',
-      'Total (USD) $3,874.00',
-    ],
-  },
-  {
-    currency: 'JPY',
-    lines: [
-      { description: 'Consulting day', quantity: 3, unit_amount: 80_000, tax_rate: 10, discount: { percent_off: 5 } },
-      { description: 'Reduced-rate catering', quantity: 7, unit_amount: 1_234, tax_rate: 8 },
-    ],
-    expected: [
-      'Consulting day 3 ¥80,000 −¥12,000 (5%) 10% ¥228,000',
-      'Reduced-rate catering 7 ¥1,234 – 8% ¥8,638',
-      'Subtotal ¥248,638',
-      'Discount −¥12,000',
-      'Tax 8% ¥691',
-      'Tax 10% ¥22,800',
-      'Total tax ¥23,491',
-      'Total (JPY) ¥260,129',
-    ],
-  },
-  {
-    currency: 'KWD',
-    lines: [
-      { description: 'Maintenance contract', quantity: 1, unit_amount: 1_250_750, tax_rate: 5, discount: { amount_off: 750 } },
-      { description: 'Spare parts', quantity: 4, unit_amount: 12_345, tax_rate: 0 },
-    ],
-    expected: [
-      'Maintenance contract 1 KWD 1,250.750 −KWD 0.750 5% KWD 1,250.000',
-      'Spare parts 4 KWD 12.345 – 0% KWD 49.380',
-      'Subtotal KWD 1,300.130',
-      'Discount −KWD 0.750',
-      'Tax 0% KWD 0.000',
-      'Tax 5% KWD 62.500',
-      'Total (KWD) KWD 1,361.880',
-    ],
-  },
-];
-
 describe('GET /api/v1/invoices/:id/pdf', () => {
-  it.each(CASES)('prints everything a $currency invoice must show, to the minor unit', async ({ currency, lines, expected }) => {
+  it.each(CURRENCY_CASES)('prints everything a $currency invoice must show, to the minor unit', async ({ currency, lines, expected }) => {
     const workspaceId = newWorkspace();
     const invoice = sut.billing.put(workspaceId, makeInvoice({ currency, lineInputs: lines }));
     const reply = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf`);
@@ -89,14 +31,7 @@ describe('GET /api/v1/invoices/:id/pdf', () => {
     expect(reply.headers['content-disposition']).toContain('filename="Invoice-INV-2026-0042.pdf"');
     expect(reply.headers.etag).toBe(`"${sha256(reply.rawPayload)}"`);
     const text = await readable(reply.rawPayload);
-    for (const item of [
-      'Acme Design Studio', 'Hauptstraße 1', 'Köln, 50667', 'Germany', 'Tax ID DE123456789',
-      'Müller & Söhne GmbH', 'Domplatz 5', '3. OG', 'Düsseldorf, 40213', 'Tax ID DE987654321',
-      'Invoice number INV/2026/0042', 'Issue date 20 Nov 2026', 'Due date 20 Dec 2026',
-      'IBAN DE89 3704 0044 0532 0130 00', 'BIC COBADEFFXXX',
-      'Thank you for your order.', 'Delivery within 14 days.', 'Payable within 30 days without deduction.',
-      ...expected,
-    ]) {
+    for (const item of [...PARTY_ROWS, 'Invoice number INV/2026/0042', 'Issue date 20 Nov 2026', 'Due date 20 Dec 2026', 'Delivery within 14 days.', ...expected]) {
       expect(text).toContain(item);
     }
   });

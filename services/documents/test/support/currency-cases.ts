@@ -1,0 +1,70 @@
+import type { LineInput } from './invoices.ts';
+
+/**
+ * Invoices in a two-, zero- and three-decimal currency, each with discounts (percent and amount)
+ * and several tax rates, and the rows a reader must find in their PDF: the service tests print
+ * them from a snapshot, the end-to-end tests through billing and the gateway.
+ */
+export const CURRENCY_CASES: { currency: string; lines: LineInput[]; expected: string[] }[] = [
+  {
+    currency: 'USD',
+    lines: [
+      { description: 'Strategy workshop', quantity: 2, unit_amount: 150_000, tax_rate: 19, discount: { percent_off: 12.5 } },
+      { description: 'Travel expenses (flat)', quantity: 1, unit_amount: 42_500, tax_rate: 7, discount: { amount_off: 2_500 } },
+      { description: 'Licence, 12 months', quantity: 3, unit_amount: 9_900, tax_rate: 8.5 },
+    ],
+    expected: [
+      'Strategy workshop 2 $1,500.00 −$375.00 (12.5%) 19% $2,625.00',
+      'Travel expenses (flat) 1 $425.00 −$25.00 7% $400.00',
+      'Licence, 12 months 3 $99.00 – 8.5% $297.00',
+      'Subtotal $3,722.00',
+      'Discount −$400.00',
+      'Taxable amount $3,322.00',
+      'Tax 7% $28.00',
+      'Tax 8.5% $25.25',
+      'Tax 19% $498.75',
+      'Total tax $552.00',
+      'Total (USD) $3,874.00',
+    ],
+  },
+  {
+    currency: 'JPY',
+    lines: [
+      { description: 'Consulting day', quantity: 3, unit_amount: 80_000, tax_rate: 10, discount: { percent_off: 5 } },
+      { description: 'Reduced-rate catering', quantity: 7, unit_amount: 1_234, tax_rate: 8 },
+    ],
+    expected: [
+      'Consulting day 3 ¥80,000 −¥12,000 (5%) 10% ¥228,000',
+      'Reduced-rate catering 7 ¥1,234 – 8% ¥8,638',
+      'Subtotal ¥248,638',
+      'Discount −¥12,000',
+      'Tax 8% ¥691',
+      'Tax 10% ¥22,800',
+      'Total tax ¥23,491',
+      'Total (JPY) ¥260,129',
+    ],
+  },
+  {
+    currency: 'KWD',
+    lines: [
+      { description: 'Maintenance contract', quantity: 1, unit_amount: 1_250_750, tax_rate: 5, discount: { amount_off: 750 } },
+      { description: 'Spare parts', quantity: 4, unit_amount: 12_345, tax_rate: 0 },
+    ],
+    expected: [
+      'Maintenance contract 1 KWD 1,250.750 −KWD 0.750 5% KWD 1,250.000',
+      'Spare parts 4 KWD 12.345 – 0% KWD 49.380',
+      'Subtotal KWD 1,300.130',
+      'Discount −KWD 0.750',
+      'Tax 0% KWD 0.000',
+      'Tax 5% KWD 62.500',
+      'Total (KWD) KWD 1,361.880',
+    ],
+  },
+];
+
+/** What every PDF of the shared business and customer (`makeInvoice`'s, and the e2e workspace's) shows besides its lines. */
+export const PARTY_ROWS = [
+  'Acme Design Studio', 'Hauptstraße 1', 'Köln, 50667', 'Germany', 'Tax ID DE123456789',
+  'Müller & Söhne GmbH', 'Domplatz 5', '3. OG', 'Düsseldorf, 40213', 'Tax ID DE987654321',
+  'IBAN DE89 3704 0044 0532 0130 00', 'BIC COBADEFFXXX', 'Thank you for your order.', 'Payable within 30 days without deduction.',
+];
