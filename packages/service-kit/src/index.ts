@@ -6,6 +6,8 @@ export * from './http-app.ts';
 export * from './ids.ts';
 export * from './internal-headers.ts';
 export * from './logging.ts';
+export * from './migration-sql.ts';
+export * from './periodic-task.ts';
 export * from './problem.ts';
 export * from './run-service.ts';
 export * from './service-client.ts';

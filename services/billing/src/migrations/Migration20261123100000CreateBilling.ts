@@ -1,3 +1,4 @@
+import { outboxTableSql, trigramOperatorClass } from '@invoicing/service-kit';
 import { Migration } from '@mikro-orm/migrations';
 
 const MAX_AMOUNT = '9007199254740991';
@@ -12,16 +13,7 @@ const amount = (column: string) => `${column} bigint not null check (${column} b
  */
 export class Migration20261123100000CreateBilling extends Migration {
   override async up(): Promise<void> {
-    // pg_trgm is per database; another service may be creating it at this very moment.
-    await this.execute(`
-      do $$ begin
-        create extension if not exists pg_trgm with schema public;
-      exception when unique_violation or duplicate_object then null;
-      end $$`);
-    const [extension] = await this.execute(
-      `select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`,
-    );
-    const trgm = `"${String(extension?.schema ?? 'public')}".gin_trgm_ops`;
+    const trgm = await trigramOperatorClass((sql) => this.execute(sql));
 
     this.addSql(`
       create table billing.accounts (
@@ -138,15 +130,7 @@ export class Migration20261123100000CreateBilling extends Migration {
       )`);
     this.addSql('create index invoice_timeline_oldest_first on billing.invoice_timeline (invoice_id, occurred_at, id)');
 
-    this.addSql(`
-      create table billing.outbox (
-        id uuid primary key,
-        subject text not null,
-        envelope jsonb not null,
-        created_at timestamptz not null default clock_timestamp(),
-        published_at timestamptz
-      )`);
-    this.addSql('create index outbox_unpublished on billing.outbox (created_at, id) where published_at is null');
+    for (const sql of outboxTableSql('billing')) this.addSql(sql);
   }
 
   override async down(): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
-import type { Orm } from '@invoicing/service-kit';
+import { PeriodicTask, type Orm } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BILLING_SCHEMA } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
@@ -30,23 +30,19 @@ export interface OverdueSweepOptions {
  */
 export class OverdueSweep {
   readonly #options: Required<OverdueSweepOptions>;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
 
   constructor(options: OverdueSweepOptions) {
     this.#options = { batchSize: 100, ...options };
+    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: () => this.sweepOnce(), onError: options.onError });
   }
 
   start(): void {
-    this.#stopped = false;
-    this.#schedule(0);
+    this.#task.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   /** Sweeps until nothing is left to mark; returns how many invoices it marked. */
@@ -58,15 +54,6 @@ export class OverdueSweep {
       if (batch > 0) this.#options.announce();
       if (batch < this.#options.batchSize) return marked;
     }
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.sweepOnce()
-        .catch(this.#options.onError)
-        .finally(() => this.#schedule(this.#options.intervalMs));
-    }, delayMs);
   }
 
   async #markBatch(tx: EntityManager): Promise<number> {
