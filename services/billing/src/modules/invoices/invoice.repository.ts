@@ -1,6 +1,5 @@
-import type { KeysetPosition } from '@invoicing/service-kit';
+import { containsPattern, type KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern } from '../../shared/listing.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 import type { InvoiceStatus } from '@invoicing/contracts';
 

@@ -5,11 +5,10 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { notFound, toPage } from '@invoicing/service-kit';
+import { notFound, positionOf, toPage } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
-import { positionOf } from '../../shared/listing.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
 import { assertEditable, draftOf, invoiceView, newDraft, priceLines, totalsColumns, dueDatesFor } from './invoice.domain.ts';
