@@ -17,7 +17,8 @@ const RATE_LIMIT_MAX = 150;
 let system: TestSystem;
 
 beforeAll(async () => {
-  system = await startSystem({ services: ['catalog', 'billing', 'documents'], env: { RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) } });
+  // Its own NATS: documents' durable consumer has a fixed name, which another system must not share.
+  system = await startSystem({ services: ['catalog', 'billing', 'documents'], env: { RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) }, ownNats: true });
 });
 
 afterAll(async () => {
