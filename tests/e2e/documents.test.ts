@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parsePublicId } from '@invoicing/contracts';
+import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveChromium } from '../../services/documents/src/modules/rendering/chromium-executable.ts';
@@ -111,6 +113,25 @@ describe('invoice PDFs through the gateway', () => {
     for (const item of [...PARTY_ROWS, `Invoice number ${invoice.number}`, 'Issue date 20 Nov 2026', 'Due date 31 Jan 2030', ...expected]) {
       expect(text).toContain(item);
     }
+  });
+
+  it('prints and stores the PDF when billing announces the finalization, before anyone asks for it', async () => {
+    const invoice = await finalizedInvoice(workspace);
+    const client = new pg.Client({ connectionString: system.databaseUrl });
+    await client.connect();
+    let stored: { sha256: string } | undefined;
+    try {
+      for (let attempt = 0; attempt < 200 && !stored; attempt++) {
+        const { rows } = await client.query<{ sha256: string }>('select sha256 from documents.invoice_pdfs where invoice_id = $1', [parsePublicId('invoice', invoice.id)]);
+        stored = rows[0];
+        if (!stored) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await client.end();
+    }
+    expect(stored, 'documents stored no PDF after billing.invoice.finalized').toBeDefined();
+    const { response } = await downloadPdf(workspace.api, invoice.id);
+    expect(response.headers.get('etag')).toBe(`"${stored!.sha256}"`);
   });
 
   it('refuses a draft with 400 and another workspace’s invoice with 404', async () => {
