@@ -1,11 +1,11 @@
-import { ensureDatabaseExists, loggerOptions, migrateDatabase, pingDatabase, type EventBus, type EventConsumer } from '@invoicing/service-kit';
+import { ensureDatabaseExists, loggerOptions, migrateDatabase, PeriodicTask, pingDatabase, type EventBus, type EventConsumer } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import type { NotificationsConfig } from './config.ts';
 import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from './database.ts';
 import { DeliveryWorker } from './modules/deliveries/delivery-worker.ts';
 import { createWebhookSender } from './modules/deliveries/webhook-sender.ts';
-import { EventPurge } from './modules/events/event-purge.ts';
+import { expiredEventsPurge } from './modules/events/event-purge.ts';
 import { recordEvent } from './modules/events/record-event.ts';
 import { AddressPolicy } from './shared/address-policy.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
@@ -16,6 +16,8 @@ export const CONSUMERS = [
   { durable: 'notifications-billing', subject: 'billing.>' },
   { durable: 'notifications-documents', subject: 'documents.>' },
 ] as const satisfies readonly Omit<EventConsumer, 'handle'>[];
+
+const PURGE_INTERVAL_MS = 3600_000;
 
 export interface NotificationsServiceDeps {
   /** The event bus, owned by whoever hosts the service: several services may share one. */
@@ -63,10 +65,10 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
     disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
     onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),
   });
-  const purge = new EventPurge({
-    orm,
-    clock,
-    retentionDays: config.EVENT_RETENTION_DAYS,
+  const purgeExpiredEvents = expiredEventsPurge({ orm, clock, retentionDays: config.EVENT_RETENTION_DAYS });
+  const purge = new PeriodicTask({
+    intervalMs: PURGE_INTERVAL_MS,
+    run: purgeExpiredEvents,
     onError: (error) => app.log.error({ err: error }, 'event purge failed; it runs again at the next interval'),
   });
 
@@ -95,7 +97,8 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
     app,
     orm,
     worker,
-    purge,
+    /** Deletes the events past their retention now (it also runs hourly); returns how many went. */
+    purgeExpiredEvents,
     /** Applies pending migrations, then consumes events and starts the worker and the purge. */
     start: async () => {
       await migrateDatabase(orm, NOTIFICATIONS_SCHEMA, config.DATABASE_URL);

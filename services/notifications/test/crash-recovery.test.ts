@@ -5,7 +5,7 @@ import { BILLING_SUBJECTS, type WebhookEndpointWithSecret } from '@invoicing/con
 import { connectJetStreamBus, repositoryRoot, type EventBus } from '@invoicing/service-kit';
 import { createTestDatabase, freePort, NatsServerProcess, type TestDatabase } from '@invoicing/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnvelope } from './factories.ts';
+import { makeEnvelope, publicEventIdOf } from './factories.ts';
 import { INTERNAL_TOKEN } from './harness.ts';
 import { startReceiver, verifyWebhook, type Receiver } from './receiver.ts';
 
@@ -107,7 +107,7 @@ describe('a notifications process killed with SIGKILL', () => {
 
     receiver.answerWith(() => ({ status: 200 }));
     await startProcess(env);
-    const expected = published.map((envelope) => `evt_${envelope.id.replaceAll('-', '')}`);
+    const expected = published.map(publicEventIdOf);
     const arrived = () => new Set(receiver.received.map((webhook) => String(webhook.headers['webhook-id'])));
     await receiver.waitFor(() => arrived().size >= EVENTS, 60_000, `all ${EVENTS} events`);
 

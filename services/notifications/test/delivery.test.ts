@@ -1,12 +1,11 @@
-import { BILLING_SUBJECTS, DOCUMENTS_SUBJECTS, type DeliveryAttempt, type WebhookEndpoint, type WebhookEndpointWithSecret, type WebhookEvent } from '@invoicing/contracts';
+import { BILLING_SUBJECTS, DOCUMENTS_SUBJECTS, type DeliveryAttempt, type WebhookEvent } from '@invoicing/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnvelope, makeInvoice } from './factories.ts';
-import { expectProblem, startNotifications, type Notifications, type WorkspaceClient } from './harness.ts';
+import { makeEnvelope, makeInvoice, publicEventIdOf } from './factories.ts';
+import { expectProblem, startNotifications, subscribe, type Notifications, type WorkspaceClient } from './harness.ts';
 import { startReceiver, verifyWebhook, type Receiver } from './receiver.ts';
 
 let notifications: Notifications;
 let receiver: Receiver;
-let pathCount = 0;
 
 beforeAll(async () => {
   [notifications, receiver] = await Promise.all([
@@ -20,21 +19,14 @@ afterAll(async () => {
 });
 afterEach(() => receiver.answerWith(() => ({ status: 200 })));
 
-/** A workspace with one endpoint on its own receiver path. */
-const subscribe = async (enabledEvents: string[] = ['*'], client: WorkspaceClient = notifications.workspace()) => {
-  const path = `/hooks/${++pathCount}`;
-  const endpoint = await client.data<WebhookEndpointWithSecret>(client.post('/api/v1/webhook_endpoints', { url: receiver.url(path), enabled_events: enabledEvents }));
-  return { client, endpoint, path };
-};
 
 const attemptsOf = async (client: WorkspaceClient, eventId: string) =>
   (await client.get(`/api/v1/events/${eventId}/deliveries`)).json<{ data: DeliveryAttempt[] }>().data;
 
-const publicEventId = (envelopeId: string) => `evt_${envelopeId.replaceAll('-', '')}`;
 
 describe('signed delivery', () => {
   it('delivers invoice.paid and invoice.voided signed per Standard Webhooks, with the invoice in data.object', async () => {
-    const { client, endpoint, path } = await subscribe(['invoice.paid', 'invoice.voided']);
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver, ['invoice.paid', 'invoice.voided']);
     const paidInvoice = makeInvoice({ status: 'paid', amount_due: 0, amount_paid: 11_900, paid_at: '2026-11-24T11:00:00.000Z' });
     const voidedInvoice = makeInvoice({ status: 'void', amount_due: 0, voided_at: '2026-11-24T11:00:00.000Z', void_reason: 'duplicate' });
     const paid = makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoicePaid, paidInvoice);
@@ -46,7 +38,7 @@ describe('signed delivery', () => {
     const payloads = receiver.at(path).map((webhook) => verifyWebhook(webhook, endpoint.secret) as WebhookEvent);
     expect(payloads.map((event) => event.type).sort()).toEqual(['invoice.paid', 'invoice.voided']);
     const paidEvent = payloads.find((event) => event.type === 'invoice.paid')!;
-    expect(paidEvent).toEqual({ id: publicEventId(paid.id), object: 'event', type: 'invoice.paid', created: paid.occurred_at, data: { object: paidInvoice } });
+    expect(paidEvent).toEqual({ id: publicEventIdOf(paid), object: 'event', type: 'invoice.paid', created: paid.occurred_at, data: { object: paidInvoice } });
     expect(payloads.find((event) => event.type === 'invoice.voided')!.data.object).toEqual(voidedInvoice);
     for (const webhook of receiver.at(path)) {
       expect(webhook.headers['content-type']).toBe('application/json');
@@ -56,7 +48,7 @@ describe('signed delivery', () => {
     }
 
     // The event log holds the same event, and its delivery attempt.
-    expect(await client.data(client.get(`/api/v1/events/${publicEventId(paid.id)}`))).toEqual(paidEvent);
+    expect(await client.data(client.get(`/api/v1/events/${publicEventIdOf(paid)}`))).toEqual(paidEvent);
     await expect.poll(() => attemptsOf(client, paidEvent.id)).toEqual([
       {
         id: expect.stringMatching(/^att_[0-9a-f]{32}$/),
@@ -78,8 +70,8 @@ describe('signed delivery', () => {
   });
 
   it('sends only the types an endpoint subscribed to, and nothing to a disabled endpoint', async () => {
-    const { client, path } = await subscribe(['invoice.paid']);
-    const disabled = await subscribe(['*'], client);
+    const { client, path } = await subscribe(notifications.workspace(), receiver, ['invoice.paid']);
+    const disabled = await subscribe(client, receiver);
     await client.data(client.patch(`/api/v1/webhook_endpoints/${disabled.endpoint.id}`, { status: 'disabled' }));
     await notifications.publish(makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoiceFinalized));
     const paid = makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoicePaid);
@@ -88,12 +80,12 @@ describe('signed delivery', () => {
     await receiver.waitFor(() => receiver.at(path).length >= 1);
     await expect.poll(() => client.data<WebhookEvent[]>(client.get('/api/v1/events')).then((events) => events.length)).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.at(path).map((webhook) => webhook.headers['webhook-id'])).toEqual([publicEventId(paid.id)]);
+    expect(receiver.at(path).map((webhook) => webhook.headers['webhook-id'])).toEqual([publicEventIdOf(paid)]);
     expect(receiver.at(disabled.path)).toEqual([]);
   });
 
   it('maps documents.invoice.viewed to invoice.viewed', async () => {
-    const { client, endpoint, path } = await subscribe(['invoice.viewed']);
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver, ['invoice.viewed']);
     await notifications.publish(makeEnvelope(client.workspaceId, DOCUMENTS_SUBJECTS.invoiceViewed));
     await receiver.waitFor(() => receiver.at(path).length >= 1);
     expect((verifyWebhook(receiver.at(path)[0]!, endpoint.secret) as WebhookEvent).type).toBe('invoice.viewed');
@@ -102,8 +94,8 @@ describe('signed delivery', () => {
 
 describe('workspaces', () => {
   it("never sends workspace A's events to workspace B's endpoints, nor shows them in B's event log", async () => {
-    const a = await subscribe(['*']);
-    const b = await subscribe(['*']);
+    const a = await subscribe(notifications.workspace(), receiver, ['*']);
+    const b = await subscribe(notifications.workspace(), receiver, ['*']);
     const envelope = makeEnvelope(a.client.workspaceId, BILLING_SUBJECTS.invoicePaid);
     await notifications.publish(envelope);
 
@@ -111,8 +103,8 @@ describe('workspaces', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.at(b.path)).toEqual([]);
     expect(await b.client.data(b.client.get('/api/v1/events'))).toEqual([]);
-    expectProblem(await b.client.get(`/api/v1/events/${publicEventId(envelope.id)}`), 404, 'not_found');
-    expectProblem(await b.client.get(`/api/v1/events/${publicEventId(envelope.id)}/deliveries`), 404, 'not_found');
-    expectProblem(await b.client.post(`/api/v1/events/${publicEventId(envelope.id)}/redeliver`), 404, 'not_found');
+    expectProblem(await b.client.get(`/api/v1/events/${publicEventIdOf(envelope)}`), 404, 'not_found');
+    expectProblem(await b.client.get(`/api/v1/events/${publicEventIdOf(envelope)}/deliveries`), 404, 'not_found');
+    expectProblem(await b.client.post(`/api/v1/events/${publicEventIdOf(envelope)}/redeliver`), 404, 'not_found');
   });
 });

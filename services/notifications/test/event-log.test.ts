@@ -1,13 +1,12 @@
-import { BILLING_SUBJECTS, type DeliveryAttempt, type WebhookEndpointWithSecret, type WebhookEvent } from '@invoicing/contracts';
+import { BILLING_SUBJECTS, type DeliveryAttempt, type WebhookEvent } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../src/modules/events/record-event.ts';
-import { makeEnvelope } from './factories.ts';
-import { expectProblem, startNotifications, type Notifications, type WorkspaceClient } from './harness.ts';
+import { makeEnvelope, publicEventIdOf } from './factories.ts';
+import { expectProblem, startNotifications, subscribe, type Notifications, type WorkspaceClient } from './harness.ts';
 import { startReceiver, verifyWebhook, type Receiver } from './receiver.ts';
 
 let notifications: Notifications;
 let receiver: Receiver;
-let pathCount = 0;
 
 beforeAll(async () => {
   [notifications, receiver] = await Promise.all([startNotifications('notifications_event_log'), startReceiver()]);
@@ -17,13 +16,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const subscribe = async (client: WorkspaceClient, enabledEvents: string[] = ['*']) => {
-  const path = `/log/${++pathCount}`;
-  const endpoint = await client.data<WebhookEndpointWithSecret>(client.post('/api/v1/webhook_endpoints', { url: receiver.url(path), enabled_events: enabledEvents }));
-  return { endpoint, path };
-};
 
-const publicEventId = (envelopeId: string) => `evt_${envelopeId.replaceAll('-', '')}`;
 const DAY_MS = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
 
@@ -31,7 +24,7 @@ const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOStri
 const publishAll = async (client: WorkspaceClient, events: [string, string][]): Promise<string[]> => {
   const envelopes = events.map(([subject, occurredAt]) => makeEnvelope(client.workspaceId, subject, undefined, { occurred_at: occurredAt }));
   for (const envelope of envelopes) await notifications.publish(envelope);
-  const ids = envelopes.map((envelope) => publicEventId(envelope.id));
+  const ids = envelopes.map(publicEventIdOf);
   await expect.poll(async () => (await client.data<WebhookEvent[]>(client.get('/api/v1/events?limit=100'))).length).toBeGreaterThanOrEqual(ids.length);
   return ids;
 };
@@ -69,7 +62,7 @@ describe('the event log', () => {
 
   it('stores an event and queues its deliveries once however often the bus redelivers it, even concurrently', async () => {
     const client = notifications.workspace();
-    const { path } = await subscribe(client);
+    const { path } = await subscribe(client, receiver);
     const envelope = makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoicePaid);
     const record = recordEvent({ em: notifications.service.orm.em, firstAttemptInS: 0, announce: () => notifications.service.worker.nudge(), onRejected: () => {} });
 
@@ -79,7 +72,7 @@ describe('the event log', () => {
     await receiver.waitFor(() => receiver.at(path).length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.at(path)).toHaveLength(1);
-    expect(await idsOf(client, '')).toEqual([publicEventId(envelope.id)]);
+    expect(await idsOf(client, '')).toEqual([publicEventIdOf(envelope)]);
   });
 
   it('drops events it cannot carry, and ignores subjects that are no webhook type', async () => {
@@ -99,7 +92,7 @@ describe('the event log', () => {
       [BILLING_SUBJECTS.invoiceCreated, daysAgo(91)],
       [BILLING_SUBJECTS.invoiceUpdated, daysAgo(89)],
     ]);
-    await notifications.service.purge.purgeOnce();
+    await notifications.service.purgeExpiredEvents();
     expect(await idsOf(client, '')).toEqual([recent]);
     expectProblem(await client.get(`/api/v1/events/${old}`), 404, 'not_found');
   });
@@ -115,8 +108,8 @@ describe('sending again', () => {
       [BILLING_SUBJECTS.invoicePaid, daysAgo(0.01)],
     ]);
     // Subscribed after the events: only a replay brings them.
-    const { endpoint, path } = await subscribe(client, ['invoice.finalized', 'invoice.paid']);
-    const other = await subscribe(client);
+    const { endpoint, path } = await subscribe(client, receiver, ['invoice.finalized', 'invoice.paid']);
+    const other = await subscribe(client, receiver);
 
     const reply = await client.post(`/api/v1/webhook_endpoints/${endpoint.id}/replay`, { since: daysAgo(7).slice(0, 10), until: daysAgo(1) });
     expect(reply.statusCode, reply.body).toBe(200);
@@ -141,7 +134,7 @@ describe('sending again', () => {
 
   it('refuses to replay to a disabled endpoint, or with since after until', async () => {
     const client = notifications.workspace();
-    const { endpoint } = await subscribe(client);
+    const { endpoint } = await subscribe(client, receiver);
     expectProblem(await client.post(`/api/v1/webhook_endpoints/${endpoint.id}/replay`, { since: daysAgo(1), until: daysAgo(2) }), 400, 'invalid_request', ['since']);
     expectProblem(await client.post(`/api/v1/webhook_endpoints/${endpoint.id}/replay`, { until: daysAgo(2) }), 400, 'invalid_request', ['since']);
     await client.data(client.patch(`/api/v1/webhook_endpoints/${endpoint.id}`, { status: 'disabled' }));
@@ -150,9 +143,9 @@ describe('sending again', () => {
 
   it('redelivers an event to every enabled endpoint that receives it, or to the one named', async () => {
     const client = notifications.workspace();
-    const first = await subscribe(client, ['invoice.paid']);
-    const second = await subscribe(client, ['*']);
-    const notReceiving = await subscribe(client, ['invoice.voided']);
+    const first = await subscribe(client, receiver, ['invoice.paid']);
+    const second = await subscribe(client, receiver, ['*']);
+    const notReceiving = await subscribe(client, receiver, ['invoice.voided']);
     const [paid] = await publishAll(client, [[BILLING_SUBJECTS.invoicePaid, new Date().toISOString()]]);
     await receiver.waitFor(() => receiver.at(first.path).length >= 1 && receiver.at(second.path).length >= 1);
 
@@ -173,7 +166,7 @@ describe('sending again', () => {
 
     await client.data(client.patch(`/api/v1/webhook_endpoints/${first.endpoint.id}`, { status: 'disabled' }));
     expectProblem(await client.post(`/api/v1/events/${paid}/redeliver`, { endpoint: first.endpoint.id }), 409, 'invalid_state');
-    const stranger = await subscribe(notifications.workspace());
+    const stranger = await subscribe(notifications.workspace(), receiver);
     expectProblem(await client.post(`/api/v1/events/${paid}/redeliver`, { endpoint: stranger.endpoint.id }), 404, 'not_found');
     expectProblem(await client.post(`/api/v1/events/${paid}/redeliver`, { endpoint: 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887' }), 400, 'invalid_request', ['endpoint']);
   });

@@ -1,4 +1,4 @@
-import type { EventEnvelope, Invoice } from '@invoicing/contracts';
+import { toPublicId, type EventEnvelope, type Invoice } from '@invoicing/contracts';
 import { newId } from '@invoicing/service-kit';
 
 const EMPTY_ADDRESS = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
@@ -72,3 +72,6 @@ export const makeEnvelope = (workspaceId: string, subject: string, invoice: Invo
   data: { object: invoice },
   ...overrides,
 });
+
+/** The `evt_` id the event log and the webhooks give an envelope. */
+export const publicEventIdOf = (envelope: EventEnvelope): string => toPublicId('event', envelope.id);

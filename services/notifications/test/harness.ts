@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EventEnvelope, Problem } from '@invoicing/contracts';
+import type { EventEnvelope, Problem, WebhookEndpointWithSecret } from '@invoicing/contracts';
 import { connectJetStreamBus, type EventBus } from '@invoicing/service-kit';
 import { createTestDatabase, NatsServerProcess } from '@invoicing/testing';
 import type { LightMyRequestResponse as Reply } from 'fastify';
 import { expect } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createNotificationsService } from '../src/service.ts';
+import type { Receiver } from './receiver.ts';
 
 export const INTERNAL_TOKEN = 'notifications-test-internal-token-0123456789';
 
@@ -117,4 +118,13 @@ export const expectProblem = (reply: Reply, status: number, code: Problem['code'
   expect(problem).toMatchObject({ status, code, request_id: expect.any(String), detail: expect.any(String) });
   if (paths) expect((problem.errors ?? []).map((error) => error.path)).toEqual(expect.arrayContaining(paths));
   return problem;
+};
+
+let endpointCount = 0;
+
+/** A new endpoint of the client's workspace, on a path of the receiver that no other endpoint uses. */
+export const subscribe = async (client: WorkspaceClient, receiver: Receiver, enabledEvents: string[] = ['*']) => {
+  const path = `/endpoint-${++endpointCount}`;
+  const endpoint = await client.data<WebhookEndpointWithSecret>(client.post('/api/v1/webhook_endpoints', { url: receiver.url(path), enabled_events: enabledEvents }));
+  return { client, endpoint, path };
 };

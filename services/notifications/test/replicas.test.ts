@@ -1,6 +1,6 @@
 import { BILLING_SUBJECTS, type WebhookEndpointWithSecret } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnvelope } from './factories.ts';
+import { makeEnvelope, publicEventIdOf } from './factories.ts';
 import { startNotifications, type Notifications } from './harness.ts';
 import { startReceiver, verifyWebhook, type Receiver } from './receiver.ts';
 
@@ -30,7 +30,7 @@ describe('three replicas on one database', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const ids = receiver.received.map((webhook) => String(webhook.headers['webhook-id']));
     expect(ids).toHaveLength(EVENTS);
-    expect(new Set(ids)).toEqual(new Set(published.map((envelope) => `evt_${envelope.id.replaceAll('-', '')}`)));
+    expect(new Set(ids)).toEqual(new Set(published.map(publicEventIdOf)));
     for (const webhook of receiver.received) verifyWebhook(webhook, endpoint.secret);
   });
 });

@@ -1,13 +1,12 @@
 import { BILLING_SUBJECTS, parsePublicId, type DeliveryAttempt, type WebhookEndpoint, type WebhookEndpointWithSecret } from '@invoicing/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnvelope } from './factories.ts';
-import { startNotifications, type Notifications, type WorkspaceClient } from './harness.ts';
+import { makeEnvelope, publicEventIdOf } from './factories.ts';
+import { startNotifications, subscribe, type Notifications, type WorkspaceClient } from './harness.ts';
 import { Webhook } from 'standardwebhooks';
 import { startReceiver, verifyWebhook, type Receiver, type ReceivedWebhook } from './receiver.ts';
 
 let notifications: Notifications;
 let receiver: Receiver;
-let pathCount = 0;
 
 beforeAll(async () => {
   [notifications, receiver] = await Promise.all([
@@ -25,17 +24,12 @@ afterEach(() => {
   notifications.clock.reset();
 });
 
-const subscribe = async (client: WorkspaceClient = notifications.workspace()) => {
-  const path = `/retries/${++pathCount}`;
-  const endpoint = await client.data<WebhookEndpointWithSecret>(client.post('/api/v1/webhook_endpoints', { url: receiver.url(path), enabled_events: ['*'] }));
-  return { client, endpoint, path };
-};
 
 /** Publishes one invoice.paid for the client's workspace; returns its public event id. */
 const publishPaid = async (client: WorkspaceClient): Promise<string> => {
   const envelope = makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoicePaid);
   await notifications.publish(envelope);
-  return `evt_${envelope.id.replaceAll('-', '')}`;
+  return publicEventIdOf(envelope);
 };
 
 /** The event's attempts, oldest first, once `count` of them are recorded. */
@@ -58,7 +52,7 @@ const endpointOf = (client: WorkspaceClient, id: string) => client.data<WebhookE
 
 describe('retries', () => {
   it('a receiver answering 500 twice gets the event on the third attempt; each attempt is listed', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith((webhook) => (receiver.at(webhook.path).length <= 2 ? { status: 500, body: 'database down' } : { status: 200, body: 'ok' }));
     const eventId = await publishPaid(client);
 
@@ -83,7 +77,7 @@ describe('retries', () => {
   });
 
   it('gives up after the last attempt of the schedule, and the endpoint shows since when it fails', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith(() => ({ status: 503 }));
     const eventId = await publishPaid(client);
 
@@ -96,7 +90,7 @@ describe('retries', () => {
   });
 
   it("honours the receiver's Retry-After when it asks for longer than the schedule", async () => {
-    const { client, path } = await subscribe();
+    const { client, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith((webhook) => (receiver.at(webhook.path).length === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 }));
     await publishPaid(client);
     await receiver.waitFor(() => receiver.at(path).length >= 2, 15_000);
@@ -105,7 +99,7 @@ describe('retries', () => {
   });
 
   it('410 Gone disables the endpoint at once, recorded and visible; it then receives nothing', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith(() => ({ status: 410 }));
     const eventId = await publishPaid(client);
 
@@ -119,7 +113,7 @@ describe('retries', () => {
   });
 
   it('an endpoint whose every attempt failed for 3 days is disabled, recorded and visible', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith(() => ({ status: 500 }));
     const eventId = await publishPaid(client);
     const [first] = await attemptsOnceThere(client, eventId, 1);
@@ -139,7 +133,7 @@ describe('retries', () => {
 
 describe('what a single attempt does', () => {
   it('gives up on a receiver that does not answer within the deadline', async () => {
-    const { client, path } = await subscribe();
+    const { client, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith(() => 'hang');
     const eventId = await publishPaid(client);
     const [first] = await attemptsOnceThere(client, eventId, 1);
@@ -150,7 +144,7 @@ describe('what a single attempt does', () => {
   });
 
   it('does not follow redirects', async () => {
-    const { client, path } = await subscribe();
+    const { client, path } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith((webhook) => (webhook.path === path ? { status: 302, headers: { location: `${path}/elsewhere` } } : { status: 200 }));
     const eventId = await publishPaid(client);
     const [first] = await attemptsOnceThere(client, eventId, 1);
@@ -159,7 +153,7 @@ describe('what a single attempt does', () => {
   });
 
   it('reads at most 64 KiB of a response and keeps its first 4 KiB', async () => {
-    const { client } = await subscribe();
+    const { client } = await subscribe(notifications.workspace(), receiver);
     receiver.answerWith(() => ({ status: 200, body: 'x'.repeat(1024 * 1024) }));
     const eventId = await publishPaid(client);
     const [first] = await attemptsOnceThere(client, eventId, 1);
@@ -168,7 +162,7 @@ describe('what a single attempt does', () => {
   });
 
   it('checks the address again when connecting: a name that now resolves to loopback is refused', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     // As if DNS had changed since the endpoint was saved: its host now resolves to a loopback address.
     await notifications.service.orm.em
       .fork()
@@ -180,7 +174,7 @@ describe('what a single attempt does', () => {
   });
 
   it('signs with both secrets for 24 hours after a rotation, then with the new one alone', async () => {
-    const { client, endpoint, path } = await subscribe();
+    const { client, endpoint, path } = await subscribe(notifications.workspace(), receiver);
     const rotated = await client.data<WebhookEndpointWithSecret>(client.post(`/api/v1/webhook_endpoints/${endpoint.id}/rotate_secret`));
     await publishPaid(client);
     await receiver.waitFor(() => receiver.at(path).length >= 1);
