@@ -82,7 +82,9 @@ export const toAppError = (error: unknown): AppError => {
 export const registerProblemHandlers = (app: FastifyInstance): void => {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // An unexpected error is a bug to investigate; a dependency that is down is an expected condition.
+    if (appError.code === 'internal') request.log.error({ err: error }, 'request failed');
+    else if (appError.code === 'unavailable') request.log.warn({ detail: appError.message }, 'dependency unavailable');
     return sendProblem(reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>
