@@ -1,4 +1,4 @@
-import type { ListEventsQuery, PageQuery, RedeliverEventBody } from '@invoicing/contracts';
+import { toPublicId, type ListEventsQuery, type PageQuery, type RedeliverEventBody, type WebhookEventType } from '@invoicing/contracts';
 import { invalidState, notFound, toPage } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
@@ -6,7 +6,6 @@ import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import { positionOf, timeBound } from '../../shared/listing.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointRepository } from '../endpoints/endpoint.repository.ts';
-import { toPublicId } from '@invoicing/contracts';
 import { attemptView, eventView } from './event.domain.ts';
 import { eventRepository } from './event.repository.ts';
 
@@ -15,6 +14,16 @@ export interface EventServiceDeps {
   /** Called after a commit that queued deliveries. */
   announce: () => void;
 }
+
+/** The endpoint named, which must be enabled, or else every enabled endpoint that receives the type. */
+const recipientsOf = async (tx: EntityManager, workspaceId: string, type: WebhookEventType, named: string | undefined): Promise<string[]> => {
+  const endpoints = endpointRepository(tx);
+  if (named === undefined) return endpoints.enabledReceiving(tx, workspaceId, type);
+  const endpoint = await endpoints.findInWorkspace(workspaceId, named);
+  if (!endpoint) throw notFound('webhook endpoint', toPublicId('webhookEndpoint', named));
+  if (endpoint.status !== 'enabled') throw invalidState('The webhook endpoint is disabled; enable it first.');
+  return [endpoint.id];
+};
 
 /** The event log: list, retrieve, the attempts of an event, and sending it again. */
 export const eventService = ({ em, announce }: EventServiceDeps) => {
@@ -43,15 +52,7 @@ export const eventService = ({ em, announce }: EventServiceDeps) => {
     redeliver: async (workspaceId: string, publicId: string, body: RedeliverEventBody) => {
       const event = await findEvent(workspaceId, publicId);
       const endpointIds = await em.transactional(async (tx) => {
-        const endpoints = endpointRepository(tx);
-        let ids: string[];
-        if (body.endpoint === undefined) ids = await endpoints.enabledReceiving(tx, workspaceId, event.type);
-        else {
-          const endpoint = await endpoints.findInWorkspace(workspaceId, body.endpoint);
-          if (!endpoint) throw notFound('webhook endpoint', toPublicId('webhookEndpoint', body.endpoint));
-          if (endpoint.status !== 'enabled') throw invalidState('The webhook endpoint is disabled; enable it first.');
-          ids = [endpoint.id];
-        }
+        const ids = await recipientsOf(tx, workspaceId, event.type, body.endpoint);
         await deliveryRepository(tx).enqueueEvent(tx, event.id, ids, 'redeliver');
         return ids;
       });
