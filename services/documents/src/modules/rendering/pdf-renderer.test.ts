@@ -72,6 +72,19 @@ describe('printing an invoice', () => {
     expect(pages.join('\n').match(/Item \d+ /g)).toHaveLength(120);
   });
 
+  it('queues renders beyond its pages, and fails the waiting ones when it closes instead of leaving them hanging', async () => {
+    const local = await startTestRenderer(1);
+    const job = templates.pdfJob(toInvoiceDocumentView(makeInvoice()));
+    const queued = await Promise.all([1, 2, 3, 4].map(() => local.render(job)));
+    expect(queued.map((pdf) => pdf.subarray(0, 5).toString())).toEqual(['%PDF-', '%PDF-', '%PDF-', '%PDF-']);
+
+    const inFlight = Promise.allSettled([local.render(job), local.render(job), local.render(job)]);
+    await local.close();
+    const settled = await inFlight;
+    expect(settled.filter((outcome) => outcome.status === 'rejected').length).toBeGreaterThanOrEqual(2);
+    await expect(local.render(job)).rejects.toThrow(/closed/);
+  });
+
   it('launches a new browser when the one it had dies, and prints on', async () => {
     const others = new Set(browserProcesses());
     const local = await startTestRenderer(1);

@@ -93,7 +93,8 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
   /** Pages of the current browser, busy or idle, with the renders each has done. */
   const pages = new Map<Page, number>();
   const idle: Page[] = [];
-  const waiting: ((page: Page) => void)[] = [];
+  /** Renders waiting for a page, first come first served. */
+  const waiting: { resolve: (page: Page) => void; reject: (error: unknown) => void }[] = [];
   let opening = 0;
 
   const launch = (): Promise<Browser> => {
@@ -117,10 +118,15 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
     try {
       browser ??= launch();
       const context = await (await browser).newContext({ javaScriptEnabled: false, offline: true });
-      const page = await context.newPage();
-      await page.setContent(shellHtml, { waitUntil: 'load', timeout: renderTimeoutMs });
-      pages.set(page, 0);
-      return page;
+      try {
+        const page = await context.newPage();
+        await page.setContent(shellHtml, { waitUntil: 'load', timeout: renderTimeoutMs });
+        pages.set(page, 0);
+        return page;
+      } catch (error) {
+        await context.close().catch(() => {});
+        throw error;
+      }
     } finally {
       opening -= 1;
     }
@@ -130,12 +136,12 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
     const page = idle.pop();
     if (page) return page;
     if (pages.size + opening < pagePoolSize) return openPage();
-    return new Promise((resolve) => waiting.push(resolve));
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   };
 
   const handOver = (page: Page) => {
     const next = waiting.shift();
-    if (next) next(page);
+    if (next) next.resolve(page);
     else idle.push(page);
   };
 
@@ -143,10 +149,12 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
     pages.delete(page);
     void page.context().close().catch(() => {});
     const next = waiting.shift();
-    if (!next || closed) return;
-    openPage().then(next, (error: unknown) => {
+    if (!next) return;
+    if (closed) return next.reject(new Error('The PDF renderer is closed'));
+    // The waiter gets a new page, or the reason there is none (a browser that cannot start).
+    openPage().then(next.resolve, (error: unknown) => {
       onError(error, 'opening a replacement page');
-      waiting.unshift(next);
+      next.reject(error);
     });
   };
 
@@ -192,6 +200,7 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
     },
     close: async () => {
       closed = true;
+      for (const waiter of waiting.splice(0)) waiter.reject(new Error('The PDF renderer is closed'));
       const running = browser;
       browser = undefined;
       pages.clear();
