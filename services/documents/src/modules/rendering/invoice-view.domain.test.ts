@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeInvoice } from '../../../test/support/invoices.ts';
-import { addressLinesOf, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
+import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 
 describe('the printed invoice view', () => {
   it('formats every line and total in the invoice currency, with one tax row per rate', () => {
@@ -63,6 +63,18 @@ describe('the printed invoice view', () => {
   it('falls back to the house colour when the snapshot holds no usable brand colour', () => {
     const invoice = makeInvoice();
     const sut = toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, brand_color: 'red;}body{display:none' } });
-    expect(sut.brandColor).toMatch(/^#[0-9A-F]{6}$/);
+    expect(sut.colors.brand).toMatch(/^#[0-9A-F]{6}$/);
+  });
+
+  it.each([
+    ['#0B5FFF', { brand: '#0B5FFF', onBrand: '#FFFFFF', brandText: '#0B5FFF' }],
+    ['#ffff00', { brand: '#FFFF00', onBrand: '#1B1F24', brandText: '#1B1F24' }],
+    ['#F59E0B', { brand: '#F59E0B', onBrand: '#1B1F24', brandText: '#1B1F24' }],
+    ['#000000', { brand: '#000000', onBrand: '#FFFFFF', brandText: '#000000' }],
+  ])('keeps text readable (4.5:1) with brand colour %s', (chosen, expected) => {
+    const sut = brandColorsOf(chosen);
+    expect(sut).toEqual(expected);
+    expect(contrastRatio(sut.brand, sut.onBrand)).toBeGreaterThanOrEqual(4.5);
+    expect(contrastRatio(sut.brandText, '#FFFFFF')).toBeGreaterThanOrEqual(4.5);
   });
 });

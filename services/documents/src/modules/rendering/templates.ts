@@ -51,6 +51,10 @@ const COMPILE_OPTIONS = { strict: true, knownHelpersOnly: true } as const;
 /** Every Inter subset: a printing page serves any invoice, whatever script it is written in. */
 const ALL_SUBSETS_SAMPLE = '\u0100\u0370\u0400\u0460\u1ea0\u1f00';
 
+/** The seller's colours as CSS variables; the view admits only #RRGGBB values, so nothing else reaches the CSS. */
+const colorRules = ({ colors }: InvoiceDocumentView): string =>
+  `:root { --brand: ${colors.brand}; --on-brand: ${colors.onBrand}; --brand-text: ${colors.brandText}; }`;
+
 /** Compiles one version's templates in a Handlebars environment of their own. */
 export const loadTemplates = (version: string = TEMPLATE_VERSION): InvoiceTemplates => {
   const directory = templatesDirectory(version);
@@ -67,11 +71,10 @@ export const loadTemplates = (version: string = TEMPLATE_VERSION): InvoiceTempla
     pdfShell,
     pdfJob: (view) => ({
       title: `Invoice ${view.number}`,
-      // Both values are checked by the view: a #RRGGBB colour and A4 or Letter.
-      style: `:root { --brand: ${view.brandColor}; }\n@page { size: ${view.paper}; }`,
+      style: `${colorRules(view)}\n@page { size: ${view.paper}; }`,
       body: pdfBody({ view }),
       paper: view.paper,
     }),
-    publicPage: (input) => page({ ...input, css: pageCss, fontFaces: fontFacesFor(JSON.stringify(input.view)) }),
+    publicPage: (input) => page({ ...input, css: `${pageCss}\n${colorRules(input.view)}`, fontFaces: fontFacesFor(JSON.stringify(input.view)) }),
   };
 };
