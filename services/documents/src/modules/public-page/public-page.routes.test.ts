@@ -1,6 +1,6 @@
 import type { InvoiceViewedData } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, newWorkspace, startDocuments, waitFor, type DocumentsHarness } from '../../../test/harness.ts';
+import { expectProblem, INTERNAL_TOKEN, newWorkspace, startDocuments, waitFor, type DocumentsHarness } from '../../../test/harness.ts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
 
 let sut: DocumentsHarness;
@@ -94,15 +94,19 @@ describe('GET /i/:token', () => {
     for (const phrase of expected) expect(text).toContain(phrase);
   });
 
-  it('announces each view as documents.invoice.viewed, with the invoice as the page showed it', async () => {
+  it('announces each view as documents.invoice.viewed, with the invoice as the page showed it; a HEAD is no view', async () => {
     const workspaceId = newWorkspace();
     const invoice = sut.billing.put(workspaceId, makeInvoice());
     await sut.get(`/i/${invoice.public_url_token}`);
     await sut.get(`/i/${invoice.public_url_token}`);
     await sut.get(`/i/${invoice.public_url_token}/pdf`);
+    expect((await sut.app.inject({ method: 'HEAD', url: `/i/${invoice.public_url_token}`, headers: { 'x-internal-token': INTERNAL_TOKEN } })).statusCode).toBe(200);
+    const [outbox] = await sut.orm.em
+      .fork()
+      .execute<{ count: string }[]>(`select count(*) from documents.outbox where subject = 'documents.invoice.viewed' and envelope->>'workspace_id' = ?`, [workspaceId]);
+    expect(Number(outbox!.count)).toBe(2);
     const views = () => sut.published.filter((event) => event.type === 'documents.invoice.viewed' && event.workspace_id === workspaceId);
     await waitFor(() => views().length >= 2);
-    expect(views()).toHaveLength(2);
     expect(views()[0]).toMatchObject({ actor_key_id: null, idempotency_key: null, correlation_id: expect.any(String) });
     expect((views()[0]!.data as InvoiceViewedData).object).toMatchObject({ id: invoice.id, number: 'INV/2026/0042', status: 'open' });
   });

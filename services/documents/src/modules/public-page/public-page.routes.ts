@@ -12,7 +12,7 @@ export const registerPublicPageRoutes = (app: FastifyInstance, pages: PublicPage
       reply.headers(PUBLIC_HEADERS);
     });
     registerOperation(scope, viewPublicInvoice, async (request, reply) => {
-      const { html, nonce } = await pages.page(request.params.token, String(request.id));
+      const { html, nonce } = await pages.page(request.params.token, String(request.id), { isView: request.method === 'GET' });
       reply.headers(publicPageHeaders(nonce)).type(HTML_CONTENT_TYPE);
       return html;
     });

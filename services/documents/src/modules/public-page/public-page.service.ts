@@ -47,8 +47,8 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
   };
 
   return {
-    /** The HTML page; each view is announced as `documents.invoice.viewed`. */
-    page: async (token: string, requestId: string): Promise<{ html: string; nonce: string }> => {
+    /** The HTML page; each view is announced as `documents.invoice.viewed` (a HEAD request is not a view). */
+    page: async (token: string, requestId: string, { isView }: { isView: boolean }): Promise<{ html: string; nonce: string }> => {
       const found = await find(token, requestId);
       const pdf = await pdfSummaryOf(found);
       const nonce = randomBytes(16).toString('base64url');
@@ -60,8 +60,10 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
         pdfSha256: pdf?.sha256 ?? null,
         nonce,
       });
-      await addDocumentsEvent(em, DOCUMENTS_SUBJECTS.invoiceViewed, { object: found.invoice }, { workspaceId: found.workspace_id, requestId, keyId: null }, now());
-      announce();
+      if (isView) {
+        await addDocumentsEvent(em, DOCUMENTS_SUBJECTS.invoiceViewed, { object: found.invoice }, { workspaceId: found.workspace_id, requestId, keyId: null }, now());
+        announce();
+      }
       return { html, nonce };
     },
 
