@@ -8,7 +8,7 @@ import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
-import { registerProblemHandlers } from './problem.ts';
+import { registerProblemHandlers, sendProblem } from './problem.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -29,6 +29,15 @@ export const baseServerOptions = (logger: FastifyServerOptions['logger']): Fasti
   connectionTimeout: 30_000,
   keepAliveTimeout: 72_000,
   requestTimeout: 30_000,
+  // Errors the router raises before any route runs: a path segment too long to be an ID names
+  // nothing (404, like any unknown ID); a malformed URL is the client's mistake (400).
+  frameworkErrors: (error, _request, reply) =>
+    sendProblem(
+      reply,
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new AppError('not_found', 'Nothing exists at this path: a path segment is too long.')
+        : new AppError('invalid_request', 'The URL is malformed.'),
+    ),
 });
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { createServiceApp, INTERNAL_HEADERS } from './index.ts';
+
+const TOKEN = 't'.repeat(32);
+
+const makeApp = () => {
+  const app = createServiceApp({ logger: false, internalToken: TOKEN, checkReadiness: async () => {} });
+  app.get('/things/:id', async () => ({ ok: true }));
+  return app;
+};
+
+describe('service app', () => {
+  it.each([
+    ['a path segment longer than the router takes', `/things/${'x'.repeat(300)}`, 404, 'not_found'],
+    ['a malformed percent-encoding', '/things/%E0%A4%A', 400, 'invalid_request'],
+    ['an unknown route', '/nothing-here', 404, 'not_found'],
+  ])('answers %s with a problem', async (_, url, status, code) => {
+    const sut = makeApp();
+    const response = await sut.inject({ method: 'GET', url, headers: { [INTERNAL_HEADERS.token]: TOKEN } });
+    expect(response.statusCode).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status, code, request_id: expect.any(String) });
+  });
+
+  it('refuses a request without the internal token, and serves probes without it', async () => {
+    const sut = makeApp();
+    expect((await sut.inject({ method: 'GET', url: '/things/1' })).statusCode).toBe(401);
+    expect((await sut.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+});
