@@ -77,3 +77,14 @@ export const migrateDatabase = async (orm: Orm, schema: string, url: string): Pr
 export const pingDatabase = async (orm: Orm): Promise<void> => {
   await orm.em.getConnection().execute('select 1');
 };
+
+/** Applies a service's pending migrations with a short-lived ORM of one connection (`npm run migrate`). */
+export const applyMigrations = async (url: string, schema: string, open: (url: string, poolSize: number) => Promise<Orm>): Promise<void> => {
+  await ensureDatabaseExists(url);
+  const orm = await open(url, 1);
+  try {
+    await migrateDatabase(orm, schema, url);
+  } finally {
+    await orm.close();
+  }
+};

@@ -14,3 +14,4 @@ export * from './service-client.ts';
 export * from './local-postgres.ts';
 export * from './events/index.ts';
 export * from './nul-guard.ts';
+export * from './service-definition.ts';

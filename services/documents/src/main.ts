@@ -1,10 +1,4 @@
-import { connectEventBus, runService } from '@invoicing/service-kit';
-import { loadConfig } from './config.ts';
-import { createDocumentsService, type DocumentsService } from './service.ts';
+import { runStandalone } from '@invoicing/service-kit';
+import { documentsService } from './service.ts';
 
-const config = loadConfig();
-let service: DocumentsService | undefined;
-const bus = await connectEventBus(config, 'documents', (error, context) => service?.app.log.error({ err: error, context }, 'event bus'));
-service = await createDocumentsService(config, { bus });
-await service.start();
-await runService({ app: service.app, host: config.HOST, port: config.PORT, onClosed: () => bus.close() });
+await runStandalone(documentsService);

@@ -1,16 +1,18 @@
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
 import {
+  applyMigrations,
   createServiceClient,
   ensureDatabaseExists,
+  type EventBus,
   loggerOptions,
   migrateDatabase,
   OutboxRelay,
   pingDatabase,
-  type EventBus,
+  type ServiceDefinition,
 } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
-import type { DocumentsConfig } from './config.ts';
+import { loadConfig, loadMigrateConfig, type DocumentsConfig } from './config.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from './database.ts';
 import { storeFinalizedInvoice } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { createPdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
@@ -115,3 +117,12 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
 };
 
 export type DocumentsService = Awaited<ReturnType<typeof createDocumentsService>>;
+
+/** Documents as its hosts run it: alone (`main.ts`) or beside the other services on one bus (`npm start`). */
+export const documentsService: ServiceDefinition<DocumentsConfig> = {
+  name: 'documents',
+  usesEvents: true,
+  loadConfig,
+  create: (config, { bus }) => createDocumentsService(config, { bus }),
+  migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, DOCUMENTS_SCHEMA, openDocumentsDatabase),
+};

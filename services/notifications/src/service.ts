@@ -1,7 +1,17 @@
-import { ensureDatabaseExists, loggerOptions, migrateDatabase, PeriodicTask, pingDatabase, type EventBus, type EventConsumer } from '@invoicing/service-kit';
+import {
+  applyMigrations,
+  ensureDatabaseExists,
+  type EventBus,
+  type EventConsumer,
+  loggerOptions,
+  migrateDatabase,
+  PeriodicTask,
+  pingDatabase,
+  type ServiceDefinition,
+} from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
-import type { NotificationsConfig } from './config.ts';
+import { loadConfig, loadMigrateConfig, type NotificationsConfig } from './config.ts';
 import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from './database.ts';
 import { DeliveryWorker } from './modules/deliveries/delivery-worker.ts';
 import { createWebhookSender } from './modules/deliveries/webhook-sender.ts';
@@ -111,3 +121,12 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
 };
 
 export type NotificationsService = Awaited<ReturnType<typeof createNotificationsService>>;
+
+/** Notifications as its hosts run it: alone (`main.ts`) or beside the other services on one bus (`npm start`). */
+export const notificationsService: ServiceDefinition<NotificationsConfig> = {
+  name: 'notifications',
+  usesEvents: true,
+  loadConfig,
+  create: (config, { bus }) => createNotificationsService(config, { bus }),
+  migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, NOTIFICATIONS_SCHEMA, openNotificationsDatabase),
+};

@@ -1,0 +1,20 @@
+import { applyMigrations, ensureDatabaseExists, loggerOptions, type ServiceDefinition } from '@invoicing/service-kit';
+import { buildApp } from './app.ts';
+import { loadConfig, loadMigrateConfig, type GatewayConfig } from './config.ts';
+import { openGatewayDatabase, SCHEMA } from './database.ts';
+
+/** The gateway as its hosts run it: alone (`main.ts`) or in front of the other services (`npm start`). */
+export const gatewayService: ServiceDefinition<GatewayConfig> = {
+  name: 'gateway',
+  usesEvents: false,
+  loadConfig,
+  create: async (config) => {
+    await ensureDatabaseExists(config.DATABASE_URL);
+    // Opening the gateway's database applies its migrations (the operator command relies on it too).
+    const orm = await openGatewayDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
+    const app = await buildApp({ config, orm, logger: loggerOptions('gateway', config.LOG_LEVEL) });
+    app.addHook('onClose', () => orm.close());
+    return { app, start: async () => {} };
+  },
+  migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, SCHEMA, openGatewayDatabase),
+};
