@@ -14,6 +14,13 @@ const Settings = z.object({
     .describe('Origin of the public invoice pages: public_url = PUBLIC_URL_BASE/i/<token>.'),
   OVERDUE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000).describe('How often open invoices past due are looked for.'),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(500).describe('How often the outbox relay looks for rows nobody announced.'),
+  OUTBOX_NUDGE_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000)
+    .default(20)
+    .describe('How long the relay waits after a commit for others to join its batch: event latency against database round trips.'),
 });
 export type BillingConfig = z.infer<typeof Settings>;
 

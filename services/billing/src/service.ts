@@ -1,19 +1,36 @@
 import {
+  applyMigrations,
   createServiceClient,
   ensureDatabaseExists,
+  type EventBus,
   loggerOptions,
   migrateDatabase,
   OutboxRelay,
   pingDatabase,
-  type EventBus,
+  type ServiceDefinition,
 } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
-import type { BillingConfig } from './config.ts';
+import { loadConfig, loadMigrateConfig, type BillingConfig } from './config.ts';
 import { BILLING_SCHEMA, openBillingDatabase } from './database.ts';
 import { OverdueSweep } from './modules/invoices/overdue-sweep.ts';
 import { catalogReader } from './shared/catalog.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
+
+/**
+ * `action` once, `delayMs` after the first of a burst of calls: commits close together then share
+ * one relay batch (one claim, one mark) instead of one each.
+ */
+const coalesced = (action: () => void, delayMs: number) => {
+  let timer: NodeJS.Timeout | undefined;
+  const call = () => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      action();
+    }, delayMs);
+  };
+  return Object.assign(call, { cancel: () => clearTimeout(timer) });
+};
 
 export interface BillingServiceDeps {
   /** The event bus, owned by whoever hosts the service: several services may share one. */
@@ -37,13 +54,14 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
     timeoutMs: config.CATALOG_TIMEOUT_MS,
   });
   let relay: OutboxRelay | undefined;
+  const announce = coalesced(() => relay?.nudge(), config.OUTBOX_NUDGE_DELAY_MS);
   const app = buildApp({
     orm,
     internalToken: config.INTERNAL_TOKEN,
     catalog: catalogReader(catalogClient),
     clock,
     publicUrlBase: config.PUBLIC_URL_BASE,
-    announce: () => relay?.nudge(),
+    announce,
     checkReadiness: async () => {
       await pingDatabase(orm);
       await bus.ping();
@@ -62,10 +80,11 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
     clock,
     publicUrlBase: config.PUBLIC_URL_BASE,
     intervalMs: config.OVERDUE_SWEEP_INTERVAL_MS,
-    announce: () => relay?.nudge(),
+    announce,
     onError: (error) => app.log.error({ err: error }, 'overdue sweep failed; it runs again at the next interval'),
   });
   app.addHook('onClose', async () => {
+    announce.cancel();
     await sweep.stop();
     await relay?.stop();
     await catalogClient.close();
@@ -88,3 +107,12 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
 };
 
 export type BillingService = Awaited<ReturnType<typeof createBillingService>>;
+
+/** Billing as its hosts run it: alone (`main.ts`) or beside the other services on one bus (`npm start`). */
+export const billingService: ServiceDefinition<BillingConfig> = {
+  name: 'billing',
+  usesEvents: true,
+  loadConfig,
+  create: (config, { bus }) => createBillingService(config, { bus }),
+  migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, BILLING_SCHEMA, openBillingDatabase),
+};

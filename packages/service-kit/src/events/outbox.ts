@@ -39,6 +39,7 @@ export class OutboxRelay {
   readonly #options: Required<OutboxRelayOptions>;
   #running = false;
   #wake: (() => void) | undefined;
+  #nudged = false;
   #loop: Promise<void> | undefined;
   #lastPurge = 0;
 
@@ -54,6 +55,8 @@ export class OutboxRelay {
 
   /** Call after a commit that added rows, so they go out now instead of at the next poll. */
   nudge(): void {
+    // A nudge while a batch is out is kept: its rows may have committed after that batch's claim.
+    this.#nudged = true;
     this.#wake?.();
   }
 
@@ -110,6 +113,7 @@ export class OutboxRelay {
     let backoffMs = 0;
     while (this.#running) {
       let published = 0;
+      this.#nudged = false;
       try {
         published = await this.relayBatch();
         await this.#purge();
@@ -119,6 +123,7 @@ export class OutboxRelay {
         backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(250, backoffMs * 2));
       }
       if (published === this.#options.batchSize && backoffMs === 0) continue;
+      if (this.#nudged && backoffMs === 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, backoffMs || this.#options.pollMs);
         this.#wake = () => {
