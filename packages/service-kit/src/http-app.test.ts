@@ -6,6 +6,7 @@ const TOKEN = 't'.repeat(32);
 const makeApp = () => {
   const app = createServiceApp({ logger: false, internalToken: TOKEN, checkReadiness: async () => {} });
   app.get('/things/:id', async () => ({ ok: true }));
+  app.post('/things/:id/archive', async (request) => ({ body: request.body ?? null }));
   return app;
 };
 
@@ -26,5 +27,14 @@ describe('service app', () => {
     const sut = makeApp();
     expect((await sut.inject({ method: 'GET', url: '/things/1' })).statusCode).toBe(401);
     expect((await sut.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+
+  it('takes an empty body sent as application/json as no body, and still parses JSON', async () => {
+    const sut = makeApp();
+    const send = (payload: string) =>
+      sut.inject({ method: 'POST', url: '/things/1/archive', headers: { [INTERNAL_HEADERS.token]: TOKEN, 'content-type': 'application/json' }, payload });
+    expect((await send('')).json()).toEqual({ body: null });
+    expect((await send('{"a":1}')).json()).toEqual({ body: { a: 1 } });
+    expect((await send('{"__proto__":{"x":1}}')).statusCode).toBe(400);
   });
 });

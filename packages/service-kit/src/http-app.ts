@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
+import { acceptJsonBodiesOnly } from './json-bodies.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 
@@ -66,8 +67,7 @@ export const createServiceApp = ({ logger, internalToken, orm, checkReadiness }:
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
-  // Bodies are JSON only: without this, text/plain would parse as a string and fail with a vaguer message.
-  app.removeContentTypeParser('text/plain');
+  acceptJsonBodiesOnly(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(INTERNAL_HEADERS.requestId, request.id);

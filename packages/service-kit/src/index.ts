@@ -15,3 +15,4 @@ export * from './local-postgres.ts';
 export * from './events/index.ts';
 export * from './nul-guard.ts';
 export * from './service-definition.ts';
+export * from './json-bodies.ts';

@@ -1,6 +1,6 @@
 import { OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { AppError, baseServerOptions, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
@@ -36,7 +36,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
   registerProblemHandlers(app);
-  app.removeContentTypeParser('text/plain');
+  acceptJsonBodiesOnly(app);
 
   const keys = new ApiKeyCache({ load: (keyId) => findActiveKey(orm, keyId), ttlMs: config.API_KEY_CACHE_TTL_MS, maxEntries: KEY_CACHE_MAX_ENTRIES });
   const listener = await listenForApiKeyChanges({
