@@ -1,4 +1,4 @@
-import { localDatabaseSettings, parseConfig, serviceSettings } from '@invoicing/service-kit';
+import { eventBusSettings, localDatabaseSettings, parseConfig, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
 /** Where the local database comes from: DATABASE_URL, else the embedded PostgreSQL under DATA_DIR. */
@@ -18,8 +18,7 @@ export const RunnerSettings = z.object({
     .default(3100)
     .describe('The other services listen on the ports after it: catalog +1, billing +2, documents +3, notifications +4.'),
   LOG_LEVEL: serviceSettings.LOG_LEVEL,
-  NATS_URL: z.url().optional().describe('NATS with JetStream; unset: the services use an in-process bus.'),
-  READY_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000).describe('How long a service may take to answer /readyz.'),
+  ...eventBusSettings,
 });
 export type RunnerSettings = z.infer<typeof RunnerSettings>;
 

@@ -71,6 +71,24 @@ export interface Platform {
 }
 
 /**
+ * The settings every service of one run gets: where the other services are (billing calls
+ * catalog, say), the public origin, the database, the shared internal token, the bus.
+ */
+export const serviceEnvironment = (
+  options: Pick<PlatformOptions, 'gateway' | 'inherited' | 'databaseUrl' | 'internalToken' | 'logLevel' | 'natsUrl' | 'extraEnv'>,
+  upstreamPorts: readonly (readonly [string, number])[],
+): NodeJS.ProcessEnv => ({
+  PUBLIC_URL_BASE: publicOrigin(options.gateway),
+  ...options.inherited,
+  ...Object.fromEntries(upstreamPorts.map(([name, port]) => [upstreamUrlVariable(name), `http://127.0.0.1:${port}`])),
+  DATABASE_URL: options.databaseUrl,
+  INTERNAL_TOKEN: options.internalToken,
+  LOG_LEVEL: options.logLevel,
+  ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+  ...options.extraEnv,
+});
+
+/**
  * Starts the services as child processes on one database: upstreams first, in parallel, then the
  * gateway pointed at them; resolves once every `/readyz` answers.
  */
@@ -82,18 +100,7 @@ export const launchPlatform = async (options: PlatformOptions): Promise<Platform
     if (port === undefined) throw new Error(`No port for the service ${name}`);
     return port;
   };
-  // Every service learns where the others are (billing calls catalog, say), and the public origin.
-  const upstreamUrls = Object.fromEntries(upstreams.map((name) => [upstreamUrlVariable(name), `http://127.0.0.1:${portOf(name)}`]));
-  const common = {
-    PUBLIC_URL_BASE: publicOrigin(gateway),
-    ...options.inherited,
-    ...upstreamUrls,
-    DATABASE_URL: options.databaseUrl,
-    INTERNAL_TOKEN: options.internalToken,
-    LOG_LEVEL: options.logLevel,
-    ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
-    ...options.extraEnv,
-  };
+  const common = serviceEnvironment(options, upstreams.map((name) => [name, portOf(name)]));
 
   const started: ServiceProcess[] = [];
   let stopping: Promise<void> | undefined;

@@ -1,21 +1,19 @@
-// `npm start`: the whole platform on one machine, for trying it out and for local development.
-import { ConfigError, ensureDatabaseExists } from '@invoicing/service-kit';
+// `npm start`: the whole platform in one process on one machine, for trying it out and for local development.
+import { ConfigError, connectEventBus, ensureDatabaseExists } from '@invoicing/service-kit';
 import { loadRunnerSettings } from './config.ts';
+import { hostInProcess, loadServiceDefinition, type InProcessHost } from './in-process-host.ts';
 import { openLocalDatabase, type LocalDatabase } from './local-database.ts';
-import { discoverServices, explainExit, generateInternalToken, launchPlatform, localServicePorts, type Platform } from './platform.ts';
-import { prefixedSink } from './service-process.ts';
+import { discoverServices, GATEWAY, generateInternalToken, localServicePorts, serviceEnvironment } from './platform.ts';
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
-const banner = (port: number, platform: Platform, database: LocalDatabase, usesDatabaseUrl: boolean): string => {
+const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean, host: InProcessHost, bus: string): string => {
   const origin = `http://localhost:${port}`;
-  const width = Math.max(...platform.services.map(({ name }) => name.length));
+  const width = Math.max(...host.services.map(({ name }) => name.length));
   return [
     '',
-    ...platform.services.map(({ name, url, pid }) => `  ${name.padEnd(width)}  ${url}  (pid ${pid})`),
-    `  database: ${database.description}`,
-    '',
-    `The invoicing API is up at ${origin}/api/v1`,
+    `The invoicing API is up at ${origin}/api/v1 (database: ${database.description}; events: ${bus}).`,
+    ...host.services.map(({ name, url }) => `  ${name.padEnd(width)}  ${url}`),
     `  OpenAPI document: ${origin}/api/v1/openapi.json`,
     '  Create an API key, in another shell in this folder:',
     `    ${usesDatabaseUrl ? 'DATABASE_URL=<the same URL> ' : ''}npm run --silent admin -- keys create --workspace demo --scopes all`,
@@ -28,57 +26,55 @@ const banner = (port: number, platform: Platform, database: LocalDatabase, usesD
 
 const main = async (): Promise<number> => {
   const { settings, inherited } = loadRunnerSettings();
-  const services = discoverServices();
-  if (services.length === 0) throw new Error('No service under services/*/src/main.ts to start.');
+  const names = discoverServices('service.ts');
+  if (names.length === 0) throw new Error('No service under services/*/src/service.ts to start.');
 
   // Every signal is caught for the whole run, so a second Ctrl-C cannot cut the shutdown short.
-  const aborter = new AbortController();
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => resolve(signal));
+  const stopRequested = new Promise<string>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => resolve(`${signal}: stopping the services, then the database.`));
+    // One service failing in this shared process takes the run down cleanly rather than limping on.
+    process.on('uncaughtException', (error) => resolve(`A service failed: ${error.stack ?? error.message}\nStopping everything.`));
+    process.on('unhandledRejection', (error) => resolve(`A service failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nStopping everything.`));
   });
-  void signalled.then((signal) => aborter.abort(signal));
 
   let database: LocalDatabase | undefined;
-  let platform: Platform;
+  let host: InProcessHost;
   try {
     database = await openLocalDatabase(settings, inherited);
     await ensureDatabaseExists(database.url);
-    platform = await launchPlatform({
-      services,
-      ports: localServicePorts(settings.SERVICE_PORT_BASE),
-      gateway: { host: settings.HOST, port: settings.PORT },
-      databaseUrl: database.url,
-      internalToken: generateInternalToken(),
-      logLevel: settings.LOG_LEVEL,
-      natsUrl: settings.NATS_URL,
-      inherited,
-      sink: prefixedSink(Math.max(...services.map((name) => name.length))),
-      readyTimeoutMs: settings.READY_TIMEOUT_MS,
-      signal: aborter.signal,
-    });
+    const definitions = await Promise.all(names.map(loadServiceDefinition));
+    const ports = localServicePorts(settings.SERVICE_PORT_BASE);
+    const portOf = (name: string) => (name === GATEWAY ? settings.PORT : (ports[name] ?? settings.SERVICE_PORT_BASE + 10 + names.indexOf(name)));
+    const gateway = { host: settings.HOST, port: settings.PORT };
+    const environment = serviceEnvironment(
+      { gateway, inherited, databaseUrl: database.url, internalToken: generateInternalToken(), logLevel: settings.LOG_LEVEL, natsUrl: settings.NATS_URL },
+      names.filter((name) => name !== GATEWAY).map((name) => [name, portOf(name)] as const),
+    );
+    const bus = await connectEventBus(settings, 'local', (error, context) => say(`event bus (${context}): ${String(error)}`));
+    host = await Promise.race([
+      hostInProcess({ definitions, portOf, gatewayHost: settings.HOST, environment, bus }),
+      stopRequested.then((reason) => Promise.reject(new Error(`start-up interrupted (${reason.split(':')[0]})`))),
+    ]);
   } catch (error) {
-    const interrupted = aborter.signal.aborted;
-    say(interrupted ? `\n${aborter.signal.reason}: start-up interrupted.` : `Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    say(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
     await database?.stop();
-    return interrupted ? 0 : 1;
+    return 1;
   }
 
-  say(banner(settings.PORT, platform, database, Boolean(settings.DATABASE_URL)));
-  const outcome = await Promise.race([
-    signalled.then((signal) => ({ code: 0, reason: `${signal}: stopping the services, then the database.` })),
-    platform.unexpectedExit.then((exit) => ({ code: 1, reason: explainExit(exit) })),
-  ]);
-  say(`\n${outcome.reason}`);
-  await platform.stop();
+  say(banner(settings.PORT, database, Boolean(settings.DATABASE_URL), host, settings.NATS_URL ? `NATS ${settings.NATS_URL}` : 'in-process'));
+  const reason = await stopRequested;
+  say(`\n${reason}`);
+  await host.stop();
   await database.stop();
   say('Stopped.');
-  return outcome.code;
+  return reason.startsWith('A service failed') ? 1 : 0;
 };
 
 try {
-  process.exitCode = await main();
+  // Exits explicitly: after an interrupted start-up a half-started service could keep the process alive.
+  process.exit(await main());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   process.stderr.write(`npm start: ${error.message}\n`);
-  process.exitCode = 1;
+  process.exit(1);
 }

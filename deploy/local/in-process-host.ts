@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repositoryRoot, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { GATEWAY } from './platform.ts';
+
+/** The definition a service's `src/service.ts` exports (`catalogService`, `billingService`, ...). */
+export const loadServiceDefinition = async (name: string): Promise<ServiceDefinition> => {
+  const module = (await import(pathToFileURL(join(repositoryRoot(), 'services', name, 'src', 'service.ts')).href)) as Record<string, unknown>;
+  const definition = Object.values(module).find(
+    (value): value is ServiceDefinition =>
+      typeof value === 'object' && value !== null && 'loadConfig' in value && 'create' in value && (value as { name?: unknown }).name === name,
+  );
+  if (!definition) throw new Error(`services/${name}/src/service.ts exports no service definition named '${name}'`);
+  return definition;
+};
+
+export interface HostedService {
+  name: string;
+  url: string;
+}
+
+export interface InProcessHostOptions {
+  /** In start order, the gateway last. */
+  definitions: readonly ServiceDefinition[];
+  portOf: (name: string) => number;
+  gatewayHost: string;
+  /** Settings shared by every service (see `serviceEnvironment`). */
+  environment: NodeJS.ProcessEnv;
+  /** One bus for every service, so billing's events reach documents and notifications in this process. */
+  bus: EventBus;
+}
+
+export interface InProcessHost {
+  services: readonly HostedService[];
+  /** Stops the gateway first, so no request reaches a stopping service, then the others, then the bus. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Runs every service in this process, each on its own port as if deployed alone, sharing one event
+ * bus: with NATS_URL unset that is the in-process bus, so the one-machine start needs no NATS.
+ */
+export const hostInProcess = async ({ definitions, portOf, gatewayHost, environment, bus }: InProcessHostOptions): Promise<InProcessHost> => {
+  const apps: { name: string; app: FastifyInstance }[] = [];
+  const services: HostedService[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await Promise.all(apps.filter(({ name }) => name === GATEWAY).map(({ app }) => app.close()));
+      await Promise.all(apps.filter(({ name }) => name !== GATEWAY).map(({ app }) => app.close()));
+      await bus.close();
+    })());
+
+  const launch = async (definition: ServiceDefinition, host: string) => {
+    const port = portOf(definition.name);
+    const config = definition.loadConfig({ ...environment, HOST: host, PORT: String(port) });
+    const unit = await definition.create(config, { bus });
+    apps.push({ name: definition.name, app: unit.app });
+    await unit.start();
+    await unit.app.listen({ host, port });
+    services.push({ name: definition.name, url: `http://${host}:${port}` });
+  };
+
+  try {
+    await Promise.all(definitions.filter(({ name }) => name !== GATEWAY).map((definition) => launch(definition, '127.0.0.1')));
+    for (const definition of definitions.filter(({ name }) => name === GATEWAY)) await launch(definition, gatewayHost);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { services, stop };
+};
