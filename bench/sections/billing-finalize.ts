@@ -132,6 +132,22 @@ const measureCeiling = async (databaseUrl: string, clients: number, seconds: num
   }
 };
 
+/** Waits until billing's relay has published every event the preparation made, so it does not compete with the measurement. */
+const waitForQuietOutbox = async (databaseUrl: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const { rows } = await client.query<{ pending: string }>('select count(*) as pending from billing.outbox where published_at is null');
+      if (Number(rows[0]?.pending) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+};
+
 /** Finalize through the gateway against its SQL ceiling at 8 and 32 clients, then full lifecycles. */
 export const billingFinalize: BenchSection = {
   name: 'billing',
@@ -162,6 +178,7 @@ export const billingFinalize: BenchSection = {
       const draftCount = draftsFor(ceiling.perSecond, context.durationSeconds, clients);
       context.progress(`${clients} clients: preparing ${draftCount} drafts`);
       const drafts: { id: string }[] = await inParallel(16, draftCount, () => createDraft());
+      await waitForQuietOutbox(context.databaseUrl);
       context.progress(`${clients} clients: finalize through the gateway`);
       let next = 0;
       const finalize = await drive(clients, context.durationSeconds, () => drafts[next++], async (draft) => (await call('POST', `/api/v1/invoices/${draft.id}/finalize`)).status);
