@@ -19,6 +19,9 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
     defineConfig({
       clientUrl: url,
       schema,
+      // MikroORM keeps request and transaction contexts per name: services hosted in one process
+      // (npm start) must not find each other's entity manager there.
+      contextName: schema,
       entities,
       extensions: [Migrator],
       pool: { min: 0, max: poolSize },

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EventEnvelope } from '@invoicing/contracts';
 import { subjectMatches, type EventBus, type EventConsumer } from './event-bus.ts';
 
@@ -16,7 +17,10 @@ export const createInProcessBus = (): EventBus => {
       if (failed) throw failed.reason;
     },
     subscribe: async (consumer) => {
-      consumers.set(`${consumer.durable}|${consumer.subject}`, consumer);
+      // A consumer runs in the context it subscribed from, not in the publisher's (its transaction,
+      // its request), just as it would in another process.
+      const inSubscriberContext = AsyncLocalStorage.snapshot();
+      consumers.set(`${consumer.durable}|${consumer.subject}`, { ...consumer, handle: (envelope) => inSubscriberContext(() => consumer.handle(envelope)) });
     },
     ping: async () => {},
     close: async () => {
