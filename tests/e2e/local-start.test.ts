@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { createTestDatabase, freePort, type TestDatabase } from '@invoicing/testing';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintApiKey } from '../../deploy/local/operator.ts';
 import { NODE } from '../../deploy/local/service-process.ts';
@@ -24,15 +27,6 @@ const freePortBase = async (): Promise<number> => {
   throw new Error('no run of free ports');
 };
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 interface Runner {
   child: ChildProcess;
   output: () => string;
@@ -45,7 +39,7 @@ let runner: Runner | undefined;
 
 const startRunner = async (): Promise<Runner> => {
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'warn' };
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const child = spawn(NODE, ['deploy/local/start.ts'], { cwd: new URL('../..', import.meta.url), env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -60,10 +54,6 @@ const startRunner = async (): Promise<Runner> => {
   }
   return started;
 };
-
-/** The pid of each service, from the lines `  <name>  <url>  (pid <n>)` that npm start prints. */
-const pidsOf = (output: string): Map<string, number> =>
-  new Map([...output.matchAll(/^ {2}(\w+) +http:\/\/\S+ +\(pid (\d+)\)$/gm)].map((match) => [match[1]!, Number(match[2])]));
 
 beforeAll(async () => {
   database = await createTestDatabase('npm_start');
@@ -81,34 +71,90 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe('npm start', () => {
-  it('serves the API through the gateway, and on Ctrl-C stops every service before exiting', async () => {
-    const { gatewayUrl, child, exited, output } = await startRunner();
-    const pids = pidsOf(output());
-    expect([...pids.keys()]).toEqual(expect.arrayContaining(['catalog', 'gateway']));
-    expect(output()).toContain('npm run --silent admin -- keys create --workspace demo --scopes all');
+interface Delivery {
+  headers: Record<string, string>;
+  body: string;
+}
 
-    const { key } = await mintApiKey(database.url, 'demo', 'all');
-    const created = await fetch(`${gatewayUrl}/api/v1/customers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Started GmbH' }),
+/** A loopback webhook receiver that records what arrives. */
+const startReceiver = async () => {
+  const deliveries: Delivery[] = [];
+  const server = createHttpServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      deliveries.push({ headers: request.headers as Record<string, string>, body });
+      response.end('ok');
     });
-    expect(created.status).toBe(201);
-
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(output()).toMatch(/SIGINT: stopping the services, then the database\.\nStopped\.\n$/);
-    for (const pid of pids.values()) expect(isAlive(pid)).toBe(false);
   });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/hooks`, deliveries, close: () => new Promise((resolve) => server.close(resolve)) };
+};
 
-  it('stops everything, saying why, when a service dies', async () => {
-    const { exited, output } = await startRunner();
-    const pids = pidsOf(output());
+const waitFor = async <T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('did not happen in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
 
-    process.kill(pids.get('catalog')!, 'SIGKILL');
-    expect(await exited).toBe(1);
-    expect(output()).toContain('catalog exited unexpectedly with signal SIGKILL; stopping everything.');
-    for (const pid of pids.values()) expect(isAlive(pid)).toBe(false);
+describe('npm start', () => {
+  it('runs every service in one process without NATS: a paid invoice gets its PDF and a signed webhook; Ctrl-C stops it cleanly', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { gatewayUrl, child, exited, output } = await startRunner();
+      expect(output()).toMatch(/events: in-process/);
+      for (const service of ['catalog', 'billing', 'documents', 'notifications', 'gateway']) expect(output()).toMatch(new RegExp(`^ {2}${service} +http://`, 'm'));
+      expect(output()).toContain('npm run --silent admin -- keys create --workspace demo --scopes all');
+
+      const { key } = await mintApiKey(database.url, 'demo', 'all');
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${gatewayUrl}/api/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, json: (await response.json()) as { data: Record<string, unknown> } };
+      };
+      const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url, enabled_events: ['invoice.paid'] });
+      expect(endpoint.status).toBe(201);
+      const customer = await call('POST', '/customers', { name: 'Started GmbH' });
+      const invoice = await call('POST', '/invoices', { customer: customer.json.data.id, items: [{ description: 'Setup', unit_amount: 5000 }] });
+      const id = String(invoice.json.data.id);
+      expect((await call('POST', `/invoices/${id}/finalize`)).json.data.number).toMatch(/^INV\/\d{4}\/0001$/);
+      expect((await call('POST', `/invoices/${id}/pay`)).json.data.status).toBe('paid');
+
+      const delivery = await waitFor(() => receiver.deliveries.find((d) => d.body.includes('"invoice.paid"')));
+      const event = new Webhook(String(endpoint.json.data.secret)).verify(delivery.body, delivery.headers) as { type: string; data: { object: { id: string } } };
+      expect(event.type).toBe('invoice.paid');
+      expect(event.data.object.id).toBe(id);
+      const pdf = await fetch(`${gatewayUrl}/api/v1/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${key}` } });
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(output()).toMatch(/SIGINT: stopping the services, then the database\.\nStopped\.\n$/);
+      await expect(fetch(`${gatewayUrl}/healthz`)).rejects.toThrow();
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+
+  it('refuses an invalid setting with a readable message', async () => {
+    const child = spawn(NODE, ['deploy/local/start.ts'], {
+      cwd: new URL('../..', import.meta.url),
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(text).toMatch(/npm start: Invalid settings:\n {2}PORT: /);
   });
 });
