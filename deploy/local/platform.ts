@@ -141,6 +141,3 @@ export const launchPlatform = async (options: PlatformOptions): Promise<Platform
     stop,
   };
 };
-
-export const explainExit = ({ name, exit }: { name: string; exit: Exit }): string =>
-  `${name} exited unexpectedly with ${describeExit(exit)}; stopping everything.`;
