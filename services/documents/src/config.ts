@@ -1,7 +1,7 @@
 import { eventBusSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
-const Settings = z.object({
+export const Settings = z.object({
   PORT: port(3103),
   ...serviceSettings,
   ...eventBusSettings,

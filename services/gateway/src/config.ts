@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const milliseconds = (defaultMs: number, min = 1) => z.coerce.number().int().min(min).default(defaultMs);
 
-const GatewaySettings = z
+export const GatewaySettings = z
   .object({
     ...serviceSettings,
     PORT: port(8080),

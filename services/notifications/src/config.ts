@@ -34,7 +34,7 @@ const SecretsKey = z
   .refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, 'must be base64 of exactly 32 bytes (openssl rand -base64 32)')
   .describe('AES-256-GCM key that encrypts webhook secrets at rest; unset: a key kept in WEBHOOK_SECRETS_KEY_FILE.');
 
-const Settings = z.object({
+export const Settings = z.object({
   PORT: port(3104),
   ...serviceSettings,
   ...eventBusSettings,
