@@ -16,6 +16,10 @@ export interface SystemOptions {
    * two systems consuming one stream on a shared server would each get only part of the events.
    */
   ownNats?: boolean;
+  /** LOG_LEVEL of every service (default warn). */
+  logLevel?: string;
+  /** Receives each line a service writes, with its name. */
+  onLogLine?: (service: string, line: string) => void;
 }
 
 export interface TestSystem {
@@ -35,7 +39,7 @@ export interface TestSystem {
  * The real platform for black-box tests: each service's `main.ts` as its own process on a free
  * port, on a fresh database and the run's NATS, the gateway in front.
  */
-export const startSystem = async ({ services, env = {}, ownNats = false }: SystemOptions = {}): Promise<TestSystem> => {
+export const startSystem = async ({ services, env = {}, ownNats = false, logLevel = 'warn', onLogLine }: SystemOptions = {}): Promise<TestSystem> => {
   const names = services ? [...services.filter((name) => name !== GATEWAY), GATEWAY] : discoverServices();
   const database = await createTestDatabase('e2e');
   const nats = ownNats ? await NatsServerProcess.launch() : undefined;
@@ -48,7 +52,8 @@ export const startSystem = async ({ services, env = {}, ownNats = false }: Syste
     gateway: { host: '127.0.0.1', port: ports[GATEWAY]! },
     databaseUrl: database.url,
     internalToken,
-    logLevel: 'warn',
+    logLevel,
+    ...(onLogLine ? { sink: onLogLine } : {}),
     natsUrl: nats?.url ?? natsUrl(),
     inherited,
     extraEnv: env,

@@ -4,7 +4,7 @@ import { createServiceApp, INTERNAL_HEADERS } from './index.ts';
 const TOKEN = 't'.repeat(32);
 
 const makeApp = () => {
-  const app = createServiceApp({ logger: false, internalToken: TOKEN, checkReadiness: async () => {} });
+  const app = createServiceApp({ name: 'test', logger: false, internalToken: TOKEN, checkReadiness: async () => {} });
   app.get('/things/:id', async () => ({ ok: true }));
   app.post('/things/:id/archive', async (request) => ({ body: request.body ?? null }));
   return app;
@@ -36,5 +36,22 @@ describe('service app', () => {
     expect((await send('')).json()).toEqual({ body: null });
     expect((await send('{"a":1}')).json()).toEqual({ body: { a: 1 } });
     expect((await send('{"__proto__":{"x":1}}')).statusCode).toBe(400);
+  });
+});
+
+describe('metrics', () => {
+  it('times requests by route pattern without the token, and two apps in one process keep their own series', async () => {
+    const sut = makeApp();
+    const other = createServiceApp({ name: 'other', logger: false, internalToken: TOKEN, checkReadiness: async () => {} });
+    other.metrics.gauge('things_waiting', 'Things waiting.', () => 7);
+    await sut.inject({ method: 'GET', url: '/things/abc', headers: { [INTERNAL_HEADERS.token]: TOKEN } });
+
+    const scraped = await sut.inject({ method: 'GET', url: '/metrics' });
+    expect(scraped.statusCode).toBe(200);
+    expect(scraped.body).toContain('route="/things/:id",status_code="200"');
+    expect(scraped.body).not.toContain('/things/abc');
+    expect(scraped.body).not.toContain('things_waiting');
+    expect(scraped.body).toContain('process_resident_memory_bytes');
+    expect((await other.inject({ method: 'GET', url: '/metrics' })).body).toContain('things_waiting{service="other"} 7');
   });
 });

@@ -8,17 +8,18 @@ import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
 import { acceptJsonBodiesOnly } from './json-bodies.ts';
+import { registerMetrics } from './metrics.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Takes a well-formed `x-request-id` from upstream, or makes one. */
 export const requestIdOf = (request: { headers: Record<string, string | string[] | undefined> }): string => {
   const header = request.headers[INTERNAL_HEADERS.requestId];
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+  return typeof header === 'string' && WELL_FORMED_ID.test(header) ? header : randomUUID();
 };
 
 export const baseServerOptions = (logger: FastifyServerOptions['logger']): FastifyServerOptions => ({
@@ -47,6 +48,8 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export const secretsMatch = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
 
 export interface ServiceAppOptions {
+  /** The service's name, a label on its metrics. */
+  name: string;
   logger: FastifyServerOptions['logger'];
   internalToken: string;
   /** One identity map per request. */
@@ -62,8 +65,13 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * A Fastify app with the conventions every service shares: Zod validation, problem+json errors,
  * request ids, the internal credential on every route but the probes, and health routes.
  */
-export const createServiceApp = ({ logger, internalToken, orm, checkReadiness }: ServiceAppOptions) => {
+export const createServiceApp = ({ name, logger, internalToken, orm, checkReadiness }: ServiceAppOptions) => {
   const app = Fastify(baseServerOptions(logger)).withTypeProvider<ZodTypeProvider>();
+  // Bound when the request's logger is made, so even its first line names the workspace.
+  app.setChildLoggerFactory((parent, bindings, options, raw) => {
+    const workspaceId = raw.headers[INTERNAL_HEADERS.workspaceId];
+    return parent.child(typeof workspaceId === 'string' && WELL_FORMED_ID.test(workspaceId) ? { ...bindings, workspace_id: workspaceId } : bindings, options);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);
@@ -80,6 +88,7 @@ export const createServiceApp = ({ logger, internalToken, orm, checkReadiness }:
   if (orm) app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   app.addHook('preValidation', refuseNulCharacters);
 
+  registerMetrics(app, name);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

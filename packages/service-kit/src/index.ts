@@ -16,3 +16,4 @@ export * from './events/index.ts';
 export * from './nul-guard.ts';
 export * from './service-definition.ts';
 export * from './json-bodies.ts';
+export * from './metrics.ts';

@@ -27,7 +27,7 @@ export interface BillingAppDeps {
 
 /** Billing's HTTP app: invoices, numbering and account settings. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent') }: BillingAppDeps) => {
-  const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
+  const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness });
   const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce };
   registerInvoiceRoutes(app, {
     invoices: invoiceService(invoiceDeps),

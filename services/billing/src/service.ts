@@ -5,6 +5,7 @@ import {
   type EventBus,
   loggerOptions,
   migrateDatabase,
+  observeOutboxLag,
   OutboxRelay,
   pingDatabase,
   type ServiceDefinition,
@@ -75,6 +76,7 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
     pollMs: config.OUTBOX_POLL_MS,
     onError: (error) => app.log.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
   });
+  observeOutboxLag(app.metrics, () => relay.lag());
   const sweep = new OverdueSweep({
     orm,
     clock,

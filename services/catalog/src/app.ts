@@ -18,7 +18,7 @@ export interface CatalogDeps {
 
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock }: CatalogDeps) => {
-  const app = createServiceApp({ logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
+  const app = createServiceApp({ name: 'catalog', logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
   registerCustomerRoutes(app, customerService(orm.em, clock));
   registerProductRoutes(app, productService(orm.em, clock));
   registerPriceRoutes(app, priceService(orm.em, clock));

@@ -26,7 +26,7 @@ export interface DocumentsAppDeps {
 
 /** Documents' HTTP app: invoice PDFs and the public invoice page. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
-  const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
+  const app = createServiceApp({ name: 'documents', logger, internalToken, orm, checkReadiness });
   const pdfs = invoicePdfService({ em: orm.em, billing, printer, ...(pdfCache ? { cache: pdfCache } : {}) });
   registerInvoicePdfRoutes(app, pdfs);
   registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, templates, announce, log: app.log }));

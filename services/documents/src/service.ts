@@ -4,8 +4,10 @@ import {
   createServiceClient,
   ensureDatabaseExists,
   type EventBus,
+  eventLogFields,
   loggerOptions,
   migrateDatabase,
+  observeOutboxLag,
   OutboxRelay,
   pingDatabase,
   type ServiceDefinition,
@@ -24,6 +26,8 @@ import { billingReader } from './shared/billing.ts';
 
 /** The durable consumer documents reads billing's events with; replicas share it. */
 export const FINALIZED_CONSUMER = 'documents';
+
+const PDF_RENDER_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 export interface DocumentsServiceDeps {
   /** The event bus, owned by whoever hosts the service: several services may share one. */
@@ -49,6 +53,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
   const chromium = await resolveChromium(config.CHROMIUM_PATH);
   const templates = loadTemplates();
   let relay: OutboxRelay | undefined;
+  let observeRender: ((seconds: number) => void) | undefined;
   const rendering: PdfRendering = chromium.found
     ? {
         renderer: createChromiumPdfRenderer({
@@ -57,6 +62,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
           pagePoolSize: config.PDF_PAGE_POOL_SIZE,
           renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
           onError: (error, context) => app.log.warn({ err: error, context }, 'Chromium: a page failed and is replaced'),
+          onRendered: (seconds) => observeRender?.(seconds),
         }),
       }
     : { unavailableBecause: chromium.reason };
@@ -85,6 +91,9 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
     pollMs: config.OUTBOX_POLL_MS,
     onError: (error) => app.log.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
   });
+  observeOutboxLag(app.metrics, () => relay.lag());
+  const renderTime = app.metrics.histogram('pdf_render_duration_seconds', 'Time Chromium took to print one invoice PDF.', PDF_RENDER_BUCKETS_S);
+  observeRender = (seconds) => renderTime.observe(seconds);
   const onFinalized = storeFinalizedInvoice({ em: orm.em, printer });
   app.addHook('onClose', async () => {
     await relay?.stop();
@@ -106,8 +115,8 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
         subject: BILLING_SUBJECTS.invoiceFinalized,
         handle: async (envelope) => {
           const outcome = await onFinalized(envelope);
-          if (outcome === 'unreadable') app.log.error({ event: envelope.id }, 'billing.invoice.finalized breaks its contract; skipped');
-          else app.log.debug({ event: envelope.id, outcome }, 'finalized invoice handled');
+          if (outcome === 'unreadable') app.log.error(eventLogFields(envelope), 'billing.invoice.finalized breaks its contract; skipped');
+          else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
         },
       });
       void renderer?.warm().catch((error: unknown) => app.log.warn({ err: error }, 'Chromium did not warm up; the first PDF launches it'));

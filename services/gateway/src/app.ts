@@ -1,6 +1,6 @@
 import { OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
@@ -85,6 +85,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     });
   }
 
+  registerMetrics(app, 'gateway', OPEN_ROUTE);
   app.get('/healthz', OPEN_ROUTE, async () => ({ status: 'ok' }));
   app.get('/readyz', OPEN_ROUTE, async () => {
     try {

@@ -23,7 +23,7 @@ export interface NotificationsAppDeps {
 
 /** The notifications HTTP app: webhook endpoints and the event log. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, policy, secrets, clock, announce, checkReadiness, logger = loggerOptions('notifications', 'silent') }: NotificationsAppDeps) => {
-  const app = createServiceApp({ logger, internalToken, orm, checkReadiness });
+  const app = createServiceApp({ name: 'notifications', logger, internalToken, orm, checkReadiness });
   registerEndpointRoutes(app, endpointService({ em: orm.em, policy, secrets, clock, announce }));
   registerEventRoutes(app, eventService({ em: orm.em, announce }));
   return app;

@@ -1,5 +1,6 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261124000000CreateNotifications } from './migrations/Migration20261124000000CreateNotifications.ts';
+import { Migration20261201000000EventCorrelation } from './migrations/Migration20261201000000EventCorrelation.ts';
 import { DeliveryAttemptEntity } from './modules/deliveries/delivery-attempt.entity.ts';
 import { EndpointEntity } from './modules/endpoints/endpoint.entity.ts';
 import { EventEntity } from './modules/events/event.entity.ts';
@@ -10,7 +11,10 @@ export const NOTIFICATIONS_SCHEMA = 'notifications';
 export const ENTITIES = [EndpointEntity, EventEntity, DeliveryAttemptEntity];
 
 /** Applied in this order; never generated from the entities. */
-export const MIGRATIONS = [{ name: 'Migration20261124000000CreateNotifications', class: Migration20261124000000CreateNotifications }];
+export const MIGRATIONS = [
+  { name: 'Migration20261124000000CreateNotifications', class: Migration20261124000000CreateNotifications },
+  { name: 'Migration20261201000000EventCorrelation', class: Migration20261201000000EventCorrelation },
+];
 
 export const openNotificationsDatabase = (url: string, poolSize: number): Promise<Orm> =>
   openDatabase({ url, schema: NOTIFICATIONS_SCHEMA, entities: ENTITIES, migrations: MIGRATIONS, poolSize });

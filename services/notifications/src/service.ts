@@ -13,6 +13,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type NotificationsConfig } from './config.ts';
 import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from './database.ts';
+import { deliveryRepository } from './modules/deliveries/delivery.repository.ts';
 import { DeliveryWorker } from './modules/deliveries/delivery-worker.ts';
 import { createWebhookSender } from './modules/deliveries/webhook-sender.ts';
 import { expiredEventsPurge } from './modules/events/event-purge.ts';
@@ -74,7 +75,11 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
     pollMs: config.WEBHOOK_POLL_MS,
     disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
     onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),
+    log: app.log,
   });
+  app.metrics.gauge('webhook_deliveries_pending', 'Webhook deliveries not yet sent: queued, in flight or waiting for a retry.', () =>
+    deliveryRepository(orm.em.fork()).countPending(),
+  );
   const purgeExpiredEvents = expiredEventsPurge({ orm, clock, retentionDays: config.EVENT_RETENTION_DAYS });
   const purge = new PeriodicTask({
     intervalMs: PURGE_INTERVAL_MS,

@@ -20,6 +20,17 @@ export interface EventBus {
   close: () => Promise<void>;
 }
 
+/**
+ * Log fields of a consumer's work on an event: the id of the API request it came from as
+ * `request_id` and its workspace, so one search finds a request's lines in every service.
+ */
+export const eventLogFields = (envelope: EventEnvelope) => ({
+  request_id: envelope.correlation_id,
+  workspace_id: envelope.workspace_id,
+  event_id: envelope.id,
+  event_type: envelope.type,
+});
+
 /** NATS subject matching: `*` is one token, `>` the rest. */
 export const subjectMatches = (filter: string, subject: string): boolean => {
   const filterTokens = filter.split('.');

@@ -31,6 +31,8 @@ export interface ChromiumPdfRendererOptions {
   /** Longest a single render may take before its page is discarded. */
   renderTimeoutMs: number;
   onError?: (error: unknown, context: string) => void;
+  /** Seconds one successful render took on its page, not counting the wait for a free page. */
+  onRendered?: (seconds: number) => void;
 }
 
 // The sandbox needs user namespaces that containers and root do not offer. What the browser
@@ -87,7 +89,7 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
  * page per render costs several times the render). A page that fails or crashes is closed and
  * replaced; a browser that dies is launched again on the next render.
  */
-export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolSize, renderTimeoutMs, onError = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
+export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolSize, renderTimeoutMs, onError = () => {}, onRendered = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
   let browser: Promise<Browser> | undefined;
   let closed = false;
   /** Pages of the current browser, busy or idle, with the renders each has done. */
@@ -191,7 +193,11 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
   return {
     render: async (job) => {
       if (closed) throw new Error('The PDF renderer is closed');
-      return printThenRelease(await acquire(), job);
+      const page = await acquire();
+      const startedAt = performance.now();
+      const pdf = await printThenRelease(page, job);
+      onRendered((performance.now() - startedAt) / 1000);
+      return pdf;
     },
     warm: async () => {
       // A page's first print starts its renderer process: done here, it is not a customer's wait.

@@ -16,6 +16,7 @@ export const authenticationHook = (served: RouteOperations, keys: ApiKeyCache): 
     if (scope === null) return done();
     const admit = (key: ActiveKey) => {
       request.principal = key;
+      request.log = request.log.child({ workspace_id: key.workspaceId });
       authorize(key, scope);
     };
     try {

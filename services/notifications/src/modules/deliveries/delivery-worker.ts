@@ -1,5 +1,6 @@
 import type { Orm } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../shared/clock.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { signingSecrets } from '../endpoints/endpoint.domain.ts';
@@ -22,6 +23,8 @@ export interface DeliveryWorkerOptions {
   pollMs: number;
   disableAfterFailingS: number;
   onError: (error: unknown) => void;
+  /** One info line per attempt, under the request id of the API call the event came from. */
+  log: FastifyBaseLogger;
 }
 
 // Beyond the request deadline, time to record the result before another replica may take the delivery over.
@@ -124,11 +127,29 @@ export class DeliveryWorker {
     const attempt: AttemptRecord = { attemptedAt, url: delivery.url, succeeded: outcome === 'delivered', ...response };
     const record = (em: EntityManager) => deliveryRepository(em).recordAttempt(em, delivery, attempt, state, retryInS ?? null);
     // The common case, a success to an endpoint that was not failing, is one statement: no transaction needed.
-    if (outcome === 'delivered' && !delivery.endpointFailing) return record(this.#options.orm.em.fork());
-    await this.#options.orm.em.fork().transactional(async (tx) => {
-      await record(tx);
-      await this.#judgeEndpoint(tx, delivery.endpointId, outcome, attemptedAt);
-    });
+    if (outcome === 'delivered' && !delivery.endpointFailing) await record(this.#options.orm.em.fork());
+    else {
+      await this.#options.orm.em.fork().transactional(async (tx) => {
+        await record(tx);
+        await this.#judgeEndpoint(tx, delivery.endpointId, outcome, attemptedAt);
+      });
+    }
+    this.#options.log.info(
+      {
+        request_id: delivery.correlationId ?? undefined,
+        workspace_id: delivery.workspaceId,
+        delivery_id: delivery.id,
+        event_id: delivery.eventId,
+        event_type: delivery.eventType,
+        endpoint_id: delivery.endpointId,
+        attempt: attemptsMade,
+        outcome,
+        status_code: response.statusCode,
+        latency_ms: response.latencyMs,
+        ...(retryInS === undefined ? {} : { retry_in_s: retryInS }),
+      },
+      'webhook delivery attempted',
+    );
   }
 
   async #send(delivery: ClaimedDelivery, at: Date): Promise<WebhookResponse> {

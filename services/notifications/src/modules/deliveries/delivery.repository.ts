@@ -22,6 +22,9 @@ export interface ClaimedDelivery {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   eventId: string;
+  /** The event's workspace and the id of the API request it came from, for the delivery's log line. */
+  workspaceId: string;
+  correlationId: string | null;
   eventType: string;
   eventCreated: Date;
   eventData: unknown;
@@ -40,6 +43,8 @@ interface ClaimedRow {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   event_id: string;
+  workspace_id: string;
+  correlation_id: string | null;
   type: string;
   created: Date;
   data: unknown;
@@ -68,12 +73,20 @@ const toClaimed = (row: ClaimedRow): ClaimedDelivery => ({
   previousSecret: row.previous_secret,
   previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
   eventId: row.event_id,
+  workspaceId: row.workspace_id,
+  correlationId: row.correlation_id,
   eventType: row.type,
   eventCreated: new Date(row.created),
   eventData: row.data,
 });
 
 export const deliveryRepository = (em: EntityManager) => ({
+  /** Deliveries still to be sent: queued, claimed or waiting for a retry. */
+  countPending: async (): Promise<number> => {
+    const [row] = await em.execute<{ pending: string }[]>(`select count(*) as pending from ${S}.deliveries where state = 'pending'`);
+    return Number(row?.pending ?? 0);
+  },
+
   /**
    * Takes up to `limit` due deliveries under a fresh lease that also pushes their due time
    * `leaseMs` ahead: SKIP LOCKED lets replicas claim side by side without taking one row twice,
@@ -93,7 +106,7 @@ export const deliveryRepository = (em: EntityManager) => ({
          from due, ${S}.webhook_endpoints w, ${S}.events e
         where d.id = due.id and w.id = d.endpoint_id and e.id = d.event_id
        returning d.id, d.lease, d.trigger, d.attempts, w.id as endpoint_id, w.status, w.failing_since is not null as failing, w.url, w.secret, w.previous_secret,
-                 w.previous_secret_expires_at, e.id as event_id, e.type, e.created, e.data`,
+                 w.previous_secret_expires_at, e.id as event_id, e.workspace_id, e.correlation_id, e.type, e.created, e.data`,
       [limit, leaseMs],
     );
     return rows.map(toClaimed);

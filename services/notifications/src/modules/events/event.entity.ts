@@ -13,6 +13,8 @@ export const EventEntity = defineEntity({
     created: p.datetime(3),
     data: p.json<InvoiceEventData>(),
     receivedAt: p.datetime(3),
+    /** The id of the request the event came from (the envelope's correlation_id). */
+    correlationId: p.text().nullable(),
   },
 });
 export type EventRow = InferEntity<typeof EventEntity>;

@@ -16,6 +16,7 @@ export interface EventFilter {
 export interface IncomingEvent {
   id: string;
   workspaceId: string;
+  correlationId: string;
   type: WebhookEventType;
   created: Date;
   data: InvoiceEventData;
@@ -30,7 +31,7 @@ export const eventRepository = (em: EntityManager) => ({
   recordWithDeliveries: async (event: IncomingEvent, firstAttemptInS: number): Promise<{ stored: boolean; deliveries: number }> => {
     const [row] = await em.execute<{ stored: number; deliveries: number }[]>(
       `with stored as (
-         insert into ${S}.events (id, workspace_id, type, created, data) values (?, ?, ?, ?, ?)
+         insert into ${S}.events (id, workspace_id, correlation_id, type, created, data) values (?, ?, ?, ?, ?, ?)
          on conflict (id) do nothing
          returning id
        ), queued as (
@@ -42,7 +43,7 @@ export const eventRepository = (em: EntityManager) => ({
          returning 1
        )
        select (select count(*) from stored)::int as stored, (select count(*) from queued)::int as deliveries`,
-      [event.id, event.workspaceId, event.type, event.created, JSON.stringify(event.data), firstAttemptInS, event.workspaceId, event.type],
+      [event.id, event.workspaceId, event.correlationId, event.type, event.created, JSON.stringify(event.data), firstAttemptInS, event.workspaceId, event.type],
     );
     return { stored: (row?.stored ?? 0) > 0, deliveries: row?.deliveries ?? 0 };
   },

@@ -25,7 +25,7 @@ export const recordEvent = ({ em, firstAttemptInS, announce, onRejected }: Recor
   const data = InvoiceEventData.safeParse(envelope.data.data);
   if (!data.success) return onRejected(envelope.data.type, `data is not { object: <invoice> }: ${data.error.message}`);
   const { deliveries } = await eventRepository(em.fork()).recordWithDeliveries(
-    { id: envelope.data.id, workspaceId: envelope.data.workspace_id, type, created: new Date(envelope.data.occurred_at), data: data.data },
+    { id: envelope.data.id, workspaceId: envelope.data.workspace_id, correlationId: envelope.data.correlation_id, type, created: new Date(envelope.data.occurred_at), data: data.data },
     firstAttemptInS,
   );
   if (deliveries > 0) announce();
