@@ -50,8 +50,11 @@ const setImages = (value: unknown, images: NonNullable<Kustomization['images']>)
   if (!isObject(value)) return value;
   const result: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
-    const image = key === 'image' && typeof child === 'string' ? images.find((candidate) => candidate.name === child.split(':')[0]) : undefined;
-    result[key] = image ? `${image.newName ?? image.name}:${image.newTag ?? child.split(':')[1] ?? 'latest'}` : setImages(child, images);
+    if (key === 'image' && typeof child === 'string') {
+      const [name, tag] = child.split(':');
+      const image = images.find((candidate) => candidate.name === name);
+      result[key] = image ? `${image.newName ?? image.name}:${image.newTag ?? tag ?? 'latest'}` : child;
+    } else result[key] = setImages(child, images);
   }
   return result;
 };
