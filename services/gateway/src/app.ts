@@ -1,4 +1,4 @@
-import { OPERATIONS } from '@invoicing/contracts';
+import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
 import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
@@ -11,6 +11,7 @@ import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { routeOperations } from './modules/routing/operation-table.ts';
+import { registerApiReference } from './modules/reference/api-reference.routes.ts';
 import { registerProxyRoutes } from './modules/routing/proxy.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
 import { writeGuardHook } from './modules/routing/write-guard.hook.ts';
@@ -107,6 +108,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     if (operation.operationId !== 'getOpenApiDocument') throw new Error(`The gateway has no handler for ${operation.operationId}`);
     app.get(operation.path, (_request, reply) => reply.type('application/json').send(openApiDocument));
   }
+  await registerApiReference(app, getOpenApiDocument.path);
   await registerProxyRoutes(app, { operations: OPERATIONS, upstreams, idempotency, internalToken: config.INTERNAL_TOKEN });
 
   let purgeTimer: NodeJS.Timeout | undefined;
