@@ -100,7 +100,17 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
   let opening = 0;
 
   const launch = (): Promise<Browser> => {
-    const launching = chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true, timeout: LAUNCH_TIMEOUT_MS }).then((launched) => {
+    const launching = chromium.launch({
+      executablePath,
+      args: LAUNCH_ARGS,
+      headless: true,
+      timeout: LAUNCH_TIMEOUT_MS,
+      // The host owns signals: Playwright's own SIGINT handler would exit the whole process (code 130)
+      // before the other services drain. The browser is closed when the app closes.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    }).then((launched) => {
       launched.on('disconnected', () => {
         if (browser === launching) browser = undefined;
         // Its pages died with it: renders on them fail and the next ones open pages on a new browser.
