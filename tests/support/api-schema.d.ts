@@ -861,6 +861,14 @@ export interface components {
              */
             status?: "enabled" | "disabled";
         };
+        /**
+         * @example {
+         *       "since": "2026-11-01",
+         *       "types": [
+         *         "invoice.paid"
+         *       ]
+         *     }
+         */
         ReplayWebhookEventsBody: {
             /** @description Events created at or after (a date: from the start of that day, UTC). */
             since: string;
@@ -1271,6 +1279,29 @@ export interface components {
              */
             due_date: string;
         };
+        /**
+         * @example {
+         *       "object": "numbering",
+         *       "number_format": "INV-{YYYY}-{SEQ:4}",
+         *       "timezone": "Europe/Berlin",
+         *       "current_period": "2026",
+         *       "next_number": "INV-2026-0043",
+         *       "gap_free": true,
+         *       "series": [
+         *         {
+         *           "object": "number_series",
+         *           "format": "INV-{YYYY}-{SEQ:4}",
+         *           "period": "2026",
+         *           "issued": 42,
+         *           "first_number": "INV-2026-0001",
+         *           "last_number": "INV-2026-0042",
+         *           "last_sequence": 42,
+         *           "next_number": "INV-2026-0043",
+         *           "gaps": []
+         *         }
+         *       ]
+         *     }
+         */
         Numbering: {
             /** @constant */
             object: "numbering";
@@ -1497,6 +1528,15 @@ export interface components {
             /** @description When this failed delivery is tried again; null when it succeeded or no attempt is left. */
             next_attempt_at: string | null;
         };
+        /**
+         * @example {
+         *       "object": "event_redelivery",
+         *       "event": "evt_0190f3e2c1b27a8e9d1f3c4b5a697887",
+         *       "endpoints": [
+         *         "we_0190f3e2c1b27a8e9d1f3c4b5a697888"
+         *       ]
+         *     }
+         */
         EventRedelivery: {
             /** @constant */
             object: "event_redelivery";
@@ -1642,6 +1682,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Müller GmbH",
+                 *       "email": "billing@mueller.example",
+                 *       "tax_id": "DE123456789",
+                 *       "address": {
+                 *         "line1": "Hauptstraße 5",
+                 *         "postal_code": "50667",
+                 *         "city": "Köln",
+                 *         "country": "DE"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerBody"];
             };
         };
@@ -1905,6 +1958,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "accounts@mueller.example",
+                 *       "address": {
+                 *         "city": "Bonn",
+                 *         "postal_code": "53111"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCustomerBody"];
             };
         };
@@ -2082,6 +2144,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Consulting",
+                 *       "description": "One hour of senior consulting."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProductBody"];
             };
         };
@@ -2345,6 +2413,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateProductBody"];
             };
         };
@@ -3576,6 +3649,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Issued twice by mistake."
+                 *     }
+                 */
                 "application/json": components["schemas"]["VoidInvoiceBody"];
             };
         };
@@ -3951,6 +4029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Invoice INV/2026/0042</title>…</head><body>…</body></html> */
                     "text/html; charset=utf-8": string;
                 };
             };
@@ -4879,6 +4958,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-01",
+                 *       "types": [
+                 *         "invoice.paid"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReplayWebhookEventsBody"];
             };
         };

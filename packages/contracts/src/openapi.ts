@@ -41,7 +41,10 @@ const toResponses = (operation: Operation): ZodOpenApiResponsesObject => {
     responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = response.schema
       ? { description: response.description, content: { 'application/json': { schema: response.schema } } }
       : response.contentType
-        ? { description: response.description, content: { [response.contentType]: { schema: { type: 'string', format: 'binary' } } } }
+        ? {
+            description: response.description,
+            content: { [response.contentType]: { schema: { type: 'string', format: 'binary' }, ...(response.example ? { example: response.example } : {}) } },
+          }
         : { description: response.description };
   }
   for (const status of errorStatuses(operation)) {
@@ -51,6 +54,16 @@ const toResponses = (operation: Operation): ZodOpenApiResponsesObject => {
     };
   }
   return responses;
+};
+
+/**
+ * The first of a request body schema's `examples`, for its media type: the generator drops a
+ * schema's examples when it documents the input side of a schema that transforms (`emptyAsNull`,
+ * defaults), so the reference would show none.
+ */
+const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {
+  const examples = z.globalRegistry.get(schema)?.examples;
+  return Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {};
 };
 
 const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
@@ -73,7 +86,7 @@ const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
       ...(header ? { header } : {}),
     },
     ...(operation.body
-      ? { requestBody: { required: !operation.bodyOptional, content: { 'application/json': { schema: operation.body } } } }
+      ? { requestBody: { required: !operation.bodyOptional, content: { 'application/json': { schema: operation.body, ...bodyExampleOf(operation.body) } } } }
       : {}),
     responses: toResponses(operation),
   };

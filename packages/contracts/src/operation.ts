@@ -13,6 +13,8 @@ export interface OperationResponse {
   schema?: z.ZodType;
   /** Media type of a non-JSON body, such as `application/pdf`. */
   contentType?: string;
+  /** An example of a non-JSON body, for the reference (JSON bodies take theirs from the schema). */
+  example?: string;
 }
 
 /**

@@ -220,7 +220,7 @@ export const VoidInvoiceBody = z
   .strictObject({
     reason: emptyAsNull(z.string().trim().max(500)).optional().describe('Stored in `void_reason` and shown in the timeline.'),
   })
-  .meta({ id: 'VoidInvoiceBody' });
+  .meta({ id: 'VoidInvoiceBody', examples: [{ reason: 'Issued twice by mistake.' }] });
 export type VoidInvoiceBody = z.infer<typeof VoidInvoiceBody>;
 
 /** A datetime, or a date meaning that whole day in UTC. */

@@ -39,7 +39,22 @@ export const Numbering = z
     gap_free: z.boolean(),
     series: z.array(NumberSeries).describe('Every series ever used, newest period first.'),
   })
-  .meta({ id: 'Numbering' });
+  .meta({
+    id: 'Numbering',
+    examples: [
+      {
+        object: 'numbering',
+        number_format: 'INV-{YYYY}-{SEQ:4}',
+        timezone: 'Europe/Berlin',
+        current_period: '2026',
+        next_number: 'INV-2026-0043',
+        gap_free: true,
+        series: [
+          { object: 'number_series', format: 'INV-{YYYY}-{SEQ:4}', period: '2026', issued: 42, first_number: 'INV-2026-0001', last_number: 'INV-2026-0042', last_sequence: 42, next_number: 'INV-2026-0043', gaps: [] },
+        ],
+      },
+    ],
+  });
 export type Numbering = z.infer<typeof Numbering>;
 
 export const CHAIN_BREAK_REASONS = ['snapshot_mismatch', 'chain_mismatch', 'missing_number', 'counter_mismatch'] as const;

@@ -32,7 +32,10 @@ export const CreateCustomerBody = z
     tax_id: taxId.nullable().optional(),
     address: AddressInput.optional(),
   })
-  .meta({ id: 'CreateCustomerBody' });
+  .meta({
+    id: 'CreateCustomerBody',
+    examples: [{ name: 'Müller GmbH', email: 'billing@mueller.example', tax_id: 'DE123456789', address: { line1: 'Hauptstraße 5', postal_code: '50667', city: 'Köln', country: 'DE' } }],
+  });
 export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
 
 export const UpdateCustomerBody = z
@@ -43,7 +46,7 @@ export const UpdateCustomerBody = z
     tax_id: emptyAsNull(taxId).optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
   })
-  .meta({ id: 'UpdateCustomerBody' });
+  .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
 
 export const ListCustomersQuery = z.strictObject({

@@ -46,7 +46,7 @@ export const CreateProductBody = z
     images: images.default([]).describe(`Up to ${PRODUCT_IMAGES_MAX} public HTTPS URLs; default empty.`),
     active: active.default(true).describe('Default true.'),
   })
-  .meta({ id: 'CreateProductBody' });
+  .meta({ id: 'CreateProductBody', examples: [{ name: 'Consulting', description: 'One hour of senior consulting.' }] });
 export type CreateProductBody = z.infer<typeof CreateProductBody>;
 
 export const UpdateProductBody = z
@@ -56,7 +56,7 @@ export const UpdateProductBody = z
     images: images.optional().describe('Replaces the whole array; an empty array removes every image.'),
     active: active.optional().describe('False archives the product, true reactivates it.'),
   })
-  .meta({ id: 'UpdateProductBody' });
+  .meta({ id: 'UpdateProductBody', examples: [{ active: false }] });
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
 
 export const ListProductsQuery = z.strictObject({

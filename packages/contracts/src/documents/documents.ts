@@ -28,7 +28,13 @@ export const viewPublicInvoice = defineOperation({
   tag: 'Public pages', service, method: 'GET', path: '/i/:token', scope: null, idempotency: 'none',
   params: PublicTokenPathParams,
   errors: [429],
-  responses: { 200: { description: 'An HTML page (noindex, no referrer).', contentType: HTML_CONTENT_TYPE } },
+  responses: {
+    200: {
+      description: 'An HTML page (noindex, no referrer).',
+      contentType: HTML_CONTENT_TYPE,
+      example: '<!doctype html><html lang="en"><head><title>Invoice INV/2026/0042</title>…</head><body>…</body></html>',
+    },
+  },
 });
 
 export const downloadPublicInvoicePdf = defineOperation({

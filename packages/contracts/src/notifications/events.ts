@@ -65,7 +65,7 @@ export const EventRedelivery = z
     event: z.string().describe('`evt_` ID.'),
     endpoints: z.array(z.string()).describe('`we_` IDs the event is queued for; empty when no enabled endpoint receives its type.'),
   })
-  .meta({ id: 'EventRedelivery' });
+  .meta({ id: 'EventRedelivery', examples: [{ object: 'event_redelivery', event: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887', endpoints: ['we_0190f3e2c1b27a8e9d1f3c4b5a697888'] }] });
 export type EventRedelivery = z.infer<typeof EventRedelivery>;
 
 const tag = 'Events';

@@ -103,7 +103,7 @@ export const ReplayWebhookEventsBody = z
     until: TimeBound.optional().describe('Events created at or before (a date: to the end of that day, UTC); default: now.'),
     types: z.array(WebhookEventType).min(1).optional().describe('Only these types; default: the types the endpoint receives.'),
   })
-  .meta({ id: 'ReplayWebhookEventsBody' });
+  .meta({ id: 'ReplayWebhookEventsBody', examples: [{ since: '2026-11-01', types: ['invoice.paid'] }] });
 export type ReplayWebhookEventsBody = z.infer<typeof ReplayWebhookEventsBody>;
 
 export const WebhookReplay = z
