@@ -1,10 +1,8 @@
 import { createTestDatabase, freePort, NatsServerProcess, natsUrl } from '@invoicing/testing';
-import createClient, { type Client } from 'openapi-fetch';
+import { createInvoicingClient, type InvoicingClient } from '@invoicing/client';
 import { mintApiKey, type MintedKey } from '../../deploy/local/operator.ts';
 import { discoverServices, GATEWAY, generateInternalToken, launchPlatform } from '../../deploy/local/platform.ts';
-import type { paths } from './api-schema.d.ts';
-
-export type ApiClient = Client<paths>;
+export type ApiClient = InvoicingClient;
 
 export interface SystemOptions {
   /** Services besides the gateway; default: every service in the repository. */
@@ -68,7 +66,7 @@ export const startSystem = async ({ services, env = {}, ownNats = false, logLeve
     databaseUrl: database.url,
     urls: platform.urls,
     internalToken,
-    client: (key) => createClient<paths>({ baseUrl: gatewayUrl, headers: key ? { authorization: `Bearer ${key}` } : {} }),
+    client: (key) => createInvoicingClient({ baseUrl: gatewayUrl, ...(key ? { apiKey: key } : {}) }),
     mintKey: (workspace, scopes) => mintApiKey(database.url, workspace, scopes, inherited),
     stop: async () => {
       await platform.stop();
