@@ -9,6 +9,7 @@ import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
 import { acceptJsonBodiesOnly } from './json-bodies.ts';
 import { registerMetrics } from './metrics.ts';
+import { registerTracing } from './tracing.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { registerProblemHandlers, sendProblem } from './problem.ts';
 
@@ -72,6 +73,7 @@ export const createServiceApp = ({ name, logger, internalToken, orm, checkReadin
     const workspaceId = raw.headers[INTERNAL_HEADERS.workspaceId];
     return parent.child(typeof workspaceId === 'string' && WELL_FORMED_ID.test(workspaceId) ? { ...bindings, workspace_id: workspaceId } : bindings, options);
   });
+  registerTracing(app, name);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerProblemHandlers(app);

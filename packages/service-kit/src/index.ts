@@ -17,3 +17,4 @@ export * from './nul-guard.ts';
 export * from './service-definition.ts';
 export * from './json-bodies.ts';
 export * from './metrics.ts';
+export * from './tracing.ts';

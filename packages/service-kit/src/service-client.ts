@@ -3,6 +3,7 @@ import { Pool } from 'undici';
 import { unavailable } from './app-error.ts';
 import type { Caller } from './http-app.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
+import { injectTraceHeaders } from './tracing.ts';
 
 export interface ServiceClientOptions {
   /** The other service's origin, such as `http://127.0.0.1:3101`. */
@@ -40,15 +41,17 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
   const get = async <S extends z.ZodType>(path: string, caller: Caller | SystemCaller, schema: S): Promise<z.output<S> | undefined> => {
     let response: Awaited<ReturnType<typeof pool.request>>;
     try {
+      const headers: Record<string, string> = {
+        [INTERNAL_HEADERS.token]: internalToken,
+        ...('workspaceId' in caller ? { [INTERNAL_HEADERS.workspaceId]: caller.workspaceId, [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId } : {}),
+        [INTERNAL_HEADERS.requestId]: caller.requestId,
+        accept: 'application/json',
+      };
+      injectTraceHeaders(headers);
       response = await pool.request({
         method: 'GET',
         path,
-        headers: {
-          [INTERNAL_HEADERS.token]: internalToken,
-          ...('workspaceId' in caller ? { [INTERNAL_HEADERS.workspaceId]: caller.workspaceId, [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId } : {}),
-          [INTERNAL_HEADERS.requestId]: caller.requestId,
-          accept: 'application/json',
-        },
+        headers,
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch {

@@ -5,6 +5,7 @@ import type { EventBus } from './events/event-bus.ts';
 import { connectEventBus, eventBusSettings } from './events/connect-event-bus.ts';
 import { createInProcessBus } from './events/in-process-bus.ts';
 import { runService } from './run-service.ts';
+import { parseTracingSettings, startTracing } from './tracing.ts';
 
 /** A created service: its app (not listening yet) and the work that must precede listening. */
 export interface ServiceUnit {
@@ -52,13 +53,18 @@ const loadOrExit = <T>(name: string, load: () => T): T => {
 export const runStandalone = async <Config extends { HOST: string; PORT: number }>(definition: ServiceDefinition<Config>): Promise<void> => {
   const config = loadOrExit(definition.name, () => definition.loadConfig(process.env));
   const busSettings = loadOrExit(definition.name, () => parseConfig(z.object(eventBusSettings), process.env));
+  const stopTracing = startTracing(definition.name, loadOrExit(definition.name, () => parseTracingSettings(process.env)));
   let unit: ServiceUnit | undefined;
   const bus = definition.usesEvents
     ? await connectEventBus(busSettings, definition.name, (error, context) => unit?.app.log.error({ err: error, context }, 'event bus'))
     : createInProcessBus();
   unit = await definition.create(config, { bus });
   await unit.start();
-  await runService({ app: unit.app, host: config.HOST, port: config.PORT, onClosed: () => bus.close() });
+  const onClosed = async () => {
+    await bus.close();
+    await stopTracing();
+  };
+  await runService({ app: unit.app, host: config.HOST, port: config.PORT, onClosed });
 };
 
 /** `migrate.ts` of every service: apply migrations, say so, exit. */

@@ -1,6 +1,6 @@
 import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, type Orm } from '@invoicing/service-kit';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
@@ -36,6 +36,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     // One line per request (below) instead of Fastify's two: logging must not dominate the hot path.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
+  registerTracing(app, 'gateway');
   registerProblemHandlers(app);
   acceptJsonBodiesOnly(app);
 

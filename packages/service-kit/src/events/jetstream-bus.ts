@@ -1,6 +1,7 @@
 import { EVENT_STREAMS, streamOf, type EventEnvelope } from '@invoicing/contracts';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
-import { connect, headers } from '@nats-io/transport-node';
+import { connect, headers, type MsgHdrs } from '@nats-io/transport-node';
+import { extractTraceContext, injectTraceContext, inSpan, SpanKind } from '../tracing.ts';
 import type { EventBus, EventConsumer } from './event-bus.ts';
 
 export interface JetStreamBusOptions {
@@ -20,6 +21,11 @@ const REDELIVERY_DELAY_MS = 2_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
 // Long enough for the outbox's republishing after a NATS restart to be absorbed as duplicates.
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
+
+const natsHeaderGetter = {
+  keys: (carrier: MsgHdrs | undefined) => (carrier ? carrier.keys() : []),
+  get: (carrier: MsgHdrs | undefined, key: string) => carrier?.get(key) || undefined,
+};
 
 const isNotFound = (error: unknown) => error instanceof JetStreamApiError && error.status === 404;
 
@@ -70,7 +76,12 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
         const messages = await (await ensureConsumer(consumer)).consume({ max_messages: 200 });
         for await (const message of messages) {
           try {
-            await consumer.handle(message.json<EventEnvelope>());
+            await inSpan(
+              options.name,
+              `process ${message.subject}`,
+              { kind: SpanKind.CONSUMER, parent: extractTraceContext(message.headers, natsHeaderGetter), attributes: { 'messaging.destination.name': message.subject, 'messaging.consumer.group.name': consumer.durable } },
+              () => consumer.handle(message.json<EventEnvelope>()),
+            );
             message.ack();
           } catch (error) {
             options.onError(error, `handling ${message.subject} in ${consumer.durable}`);
@@ -88,9 +99,12 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
 
   return {
     publish: async (envelope) => {
-      const h = headers();
-      h.set('Content-Type', 'application/json');
-      await js.publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id, headers: h });
+      await inSpan(options.name, `publish ${envelope.type}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.destination.name': envelope.type, 'messaging.message.id': envelope.id } }, async () => {
+        const h = headers();
+        h.set('Content-Type', 'application/json');
+        injectTraceContext(h, { set: (carrier, key, value) => carrier.set(key, value) });
+        await js.publish(envelope.type, JSON.stringify(envelope), { msgID: envelope.id, headers: h });
+      });
     },
     subscribe: async (consumer) => {
       await ensureConsumer(consumer);

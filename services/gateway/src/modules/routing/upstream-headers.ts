@@ -1,4 +1,4 @@
-import { INTERNAL_HEADERS } from '@invoicing/service-kit';
+import { injectTraceHeaders, INTERNAL_HEADERS } from '@invoicing/service-kit';
 import type { FastifyRequest } from 'fastify';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -24,5 +24,6 @@ export const toUpstreamHeaders = (request: FastifyRequest, headers: Headers, int
     headers[INTERNAL_HEADERS.apiKeyId] = principal.keyId;
   }
   if (idempotency !== null) headers[INTERNAL_HEADERS.idempotencyKey] = idempotency.key;
+  injectTraceHeaders(headers);
   return headers;
 };
