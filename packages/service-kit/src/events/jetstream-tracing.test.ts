@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@invoicing/contracts';
 import { NatsServerProcess } from '@invoicing/testing';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inSpan, SpanKind, startTracing } from '../tracing.ts';
 import type { EventBus } from './event-bus.ts';
 import { connectJetStreamBus } from './jetstream-bus.ts';
+import { makeEnvelope } from './make-envelope.ts';
 
 const exporter = new InMemorySpanExporter();
 const stopTracing = startTracing('bus-test', {}, exporter);
@@ -27,20 +26,9 @@ afterAll(async () => {
   await stopTracing();
 });
 
-const envelope = (): EventEnvelope => ({
-  id: randomUUID(),
-  type: 'billing.invoice.paid',
-  occurred_at: new Date().toISOString(),
-  workspace_id: randomUUID(),
-  correlation_id: 'req-1',
-  idempotency_key: null,
-  actor_key_id: null,
-  data: { n: 1 },
-});
-
 describe('tracing over JetStream', () => {
   it("continues the publisher's trace in the consumer, through the message headers", async () => {
-    const event = envelope();
+    const event = makeEnvelope();
     await inSpan('billing', 'POST /api/v1/invoices/:id/pay', { kind: SpanKind.SERVER }, () => bus.publish(event));
     const consumed = () => exporter.getFinishedSpans().some((span) => span.name === 'process billing.invoice.paid');
     const deadline = Date.now() + 10_000;

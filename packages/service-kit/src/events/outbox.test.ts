@@ -1,26 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import type { EventEnvelope } from '@invoicing/contracts';
 import { createTestDatabase, NatsServerProcess, type TestDatabase } from '@invoicing/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Orm } from '../database.ts';
 import type { EventBus } from './event-bus.ts';
 import { createInProcessBus } from './in-process-bus.ts';
 import { connectJetStreamBus } from './jetstream-bus.ts';
+import { makeEnvelope } from './make-envelope.ts';
 import { addToOutbox, OutboxRelay } from './outbox.ts';
 
 const SCHEMA = 'relay_test';
-
-const makeEnvelope = (overrides: Partial<EventEnvelope> = {}): EventEnvelope => ({
-  id: randomUUID(),
-  type: 'billing.invoice.paid',
-  occurred_at: new Date().toISOString(),
-  workspace_id: randomUUID(),
-  correlation_id: 'req-1',
-  idempotency_key: null,
-  actor_key_id: null,
-  data: { n: 1 },
-  ...overrides,
-});
 
 const waitFor = async (condition: () => boolean, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs;
