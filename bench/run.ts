@@ -2,6 +2,7 @@
 // Never part of `npm test`.
 import { ConfigError, ensureDatabaseExists } from '@invoicing/service-kit';
 import { freePort } from '@invoicing/testing/free-port';
+import { NatsServerProcess } from '@invoicing/testing/nats-server';
 import { openLocalDatabase, type LocalDatabase } from '../deploy/local/local-database.ts';
 import { mintApiKey } from '../deploy/local/operator.ts';
 import { GATEWAY, generateInternalToken, launchPlatform, type Platform } from '../deploy/local/platform.ts';
@@ -40,8 +41,10 @@ const main = async (): Promise<number> => {
 
   let server: LocalDatabase | undefined;
   let platform: Platform | undefined;
+  let nats: NatsServerProcess | undefined;
   const cleanUp = async () => {
     await platform?.stop();
+    await nats?.dispose();
     await server?.stop();
   };
   // Services run in their own process groups, so a Ctrl-C must stop them from here.
@@ -53,6 +56,9 @@ const main = async (): Promise<number> => {
 
   try {
     server = await openLocalDatabase(settings, inherited);
+    // The services run as separate processes, so events between them need NATS: the one named, else our own.
+    nats = settings.NATS_URL ? undefined : await NatsServerProcess.launch();
+    const natsUrl = settings.NATS_URL ?? nats?.url;
     const databaseUrl = onDatabase(server.url, settings.BENCH_DATABASE);
     await ensureDatabaseExists(databaseUrl);
     const ports = Object.fromEntries(await Promise.all(services.map(async (name) => [name, await freePort()] as const)));
@@ -65,7 +71,7 @@ const main = async (): Promise<number> => {
       databaseUrl,
       internalToken,
       logLevel: 'warn',
-      natsUrl: settings.NATS_URL,
+      natsUrl,
       inherited,
       extraEnv: Object.assign({ RATE_LIMIT_MAX: '1000000000' }, ...sections.map((section) => section.env ?? {})),
       sink: prefixedSink(Math.max(...services.map((name) => name.length))),
