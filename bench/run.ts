@@ -37,7 +37,6 @@ const onDatabase = (serverUrl: string, database: string): string => {
 const main = async (): Promise<number> => {
   const { settings, inherited } = loadBenchSettings();
   const sections = selectSections(settings.BENCH_ONLY);
-  const services = [...new Set(sections.flatMap((section) => section.services)), GATEWAY];
 
   let server: LocalDatabase | undefined;
   let platform: Platform | undefined;
@@ -61,24 +60,27 @@ const main = async (): Promise<number> => {
     const natsUrl = settings.NATS_URL ?? nats?.url;
     const databaseUrl = onDatabase(server.url, settings.BENCH_DATABASE);
     await ensureDatabaseExists(databaseUrl);
-    const ports = Object.fromEntries(await Promise.all(services.map(async (name) => [name, await freePort()] as const)));
     const internalToken = generateInternalToken();
-    say(`Starting ${services.join(', ')} on ${server.description}, database ${settings.BENCH_DATABASE} ...`);
-    platform = await launchPlatform({
-      services,
-      ports,
-      gateway: { host: '127.0.0.1', port: ports[GATEWAY]! },
-      databaseUrl,
-      internalToken,
-      logLevel: 'warn',
-      natsUrl,
-      inherited,
-      extraEnv: Object.assign({ RATE_LIMIT_MAX: '1000000000' }, ...sections.map((section) => section.env ?? {})),
-      sink: prefixedSink(Math.max(...services.map((name) => name.length))),
-      signal: aborter.signal,
-    });
-    const { gatewayUrl, urls } = platform;
+    // Each section runs on only the services it needs, started afresh: a section must not pay for
+    // another's background work (documents printing every finalized invoice, say) on these 2 cores.
     for (const section of sections) {
+      const services = [...section.services, GATEWAY];
+      const ports = Object.fromEntries(await Promise.all(services.map(async (name) => [name, await freePort()] as const)));
+      say(`Starting ${services.join(', ')} on ${server.description}, database ${settings.BENCH_DATABASE} ...`);
+      platform = await launchPlatform({
+        services,
+        ports,
+        gateway: { host: '127.0.0.1', port: ports[GATEWAY]! },
+        databaseUrl,
+        internalToken,
+        logLevel: 'warn',
+        natsUrl,
+        inherited,
+        extraEnv: { RATE_LIMIT_MAX: '1000000000', ...section.env },
+        sink: prefixedSink(Math.max(...services.map((name) => name.length))),
+        signal: aborter.signal,
+      });
+      const { gatewayUrl, urls } = platform;
       const table = await section.run({
         gatewayUrl,
         serviceUrl: (name) => urls[name] ?? `(${name} is not running)`,
@@ -90,6 +92,8 @@ const main = async (): Promise<number> => {
         progress: (text) => say(`  ${section.name}: ${text}`),
       });
       say(`\n${renderTable(table)}\n`);
+      await platform.stop();
+      platform = undefined;
     }
     return 0;
   } finally {

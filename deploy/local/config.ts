@@ -1,4 +1,4 @@
-import { eventBusSettings, localDatabaseSettings, parseConfig, serviceSettings } from '@invoicing/service-kit';
+import { eventBusSettings, localDatabaseSettings, parseConfig, serviceSettings, tracingSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
 /** Where the local database comes from: DATABASE_URL, else the embedded PostgreSQL under DATA_DIR. */
@@ -19,6 +19,7 @@ export const RunnerSettings = z.object({
     .describe('The other services listen on the ports after it: catalog +1, billing +2, documents +3, notifications +4.'),
   LOG_LEVEL: serviceSettings.LOG_LEVEL,
   ...eventBusSettings,
+  ...tracingSettings,
 });
 export type RunnerSettings = z.infer<typeof RunnerSettings>;
 

@@ -1,5 +1,5 @@
 // `npm start`: the whole platform in one process on one machine, for trying it out and for local development.
-import { ConfigError, connectEventBus, ensureDatabaseExists } from '@invoicing/service-kit';
+import { ConfigError, connectEventBus, ensureDatabaseExists, startTracing } from '@invoicing/service-kit';
 import { loadRunnerSettings } from './config.ts';
 import { hostInProcess, loadServiceDefinition, type InProcessHost } from './in-process-host.ts';
 import { openLocalDatabase, type LocalDatabase } from './local-database.ts';
@@ -37,6 +37,8 @@ const main = async (): Promise<number> => {
     process.on('unhandledRejection', (error) => resolve(`A service failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nStopping everything.`));
   });
 
+  // One process, one tracer provider for every service (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+  const stopTracing = startTracing('invoicing', settings);
   let database: LocalDatabase | undefined;
   let host: InProcessHost;
   try {
@@ -65,6 +67,7 @@ const main = async (): Promise<number> => {
   const reason = await stopRequested;
   say(`\n${reason}`);
   await host.stop();
+  await stopTracing();
   await database.stop();
   say('Stopped.');
   return reason.startsWith('A service failed') ? 1 : 0;
