@@ -55,9 +55,6 @@ const main = async (): Promise<number> => {
 
   try {
     server = await openLocalDatabase(settings, inherited);
-    // The services run as separate processes, so events between them need NATS: the one named, else our own.
-    nats = settings.NATS_URL ? undefined : await NatsServerProcess.launch();
-    const natsUrl = settings.NATS_URL ?? nats?.url;
     const databaseUrl = onDatabase(server.url, settings.BENCH_DATABASE);
     await ensureDatabaseExists(databaseUrl);
     const internalToken = generateInternalToken();
@@ -65,6 +62,10 @@ const main = async (): Promise<number> => {
     // another's background work (documents printing every finalized invoice, say) on these 2 cores.
     for (const section of sections) {
       const services = [...section.services, GATEWAY];
+      // The services run as separate processes, so events between them need NATS: the one named, else a
+      // fresh one per section, so no section's consumers start behind another section's event backlog.
+      nats = settings.NATS_URL ? undefined : await NatsServerProcess.launch();
+      const natsUrl = settings.NATS_URL ?? nats?.url;
       const ports = Object.fromEntries(await Promise.all(services.map(async (name) => [name, await freePort()] as const)));
       say(`Starting ${services.join(', ')} on ${server.description}, database ${settings.BENCH_DATABASE} ...`);
       platform = await launchPlatform({
@@ -94,6 +95,8 @@ const main = async (): Promise<number> => {
       say(`\n${renderTable(table)}\n`);
       await platform.stop();
       platform = undefined;
+      await nats?.dispose();
+      nats = undefined;
     }
     return 0;
   } finally {
