@@ -1,5 +1,5 @@
+export { expectProblem } from '@invoicing/testing';
 import { randomUUID } from 'node:crypto';
-import type { Problem } from '@invoicing/contracts';
 import { migrateDatabase } from '@invoicing/service-kit';
 import { createTestDatabase } from '@invoicing/testing';
 import { expect } from 'vitest';
@@ -74,16 +74,6 @@ const workspaceClient = (app: App, workspaceId: string) => {
   };
 };
 export type WorkspaceClient = ReturnType<typeof workspaceClient>;
-
-/** Asserts an application/problem+json reply with this status and code and, if given, these `errors[].path`s. */
-export const expectProblem = (reply: Reply, status: number, code: Problem['code'], paths?: string[]): Problem => {
-  expect(reply.statusCode, reply.body).toBe(status);
-  expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = reply.json<Problem>();
-  expect(problem).toMatchObject({ status, code, request_id: expect.any(String), detail: expect.any(String) });
-  if (paths) expect((problem.errors ?? []).map((error) => error.path)).toEqual(expect.arrayContaining(paths));
-  return problem;
-};
 
 /** Every row a list endpoint returns for this client, following `next_cursor` to the end. */
 export const listAll = async <T = Record<string, unknown>>(client: WorkspaceClient, path: string): Promise<T[]> => {

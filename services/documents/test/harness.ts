@@ -1,8 +1,8 @@
+export { expectProblem } from '@invoicing/testing';
 import { randomUUID } from 'node:crypto';
-import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken, type Problem } from '@invoicing/contracts';
+import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken } from '@invoicing/contracts';
 import { createInProcessBus, migrateDatabase, OutboxRelay, type Caller } from '@invoicing/service-kit';
 import { createTestDatabase } from '@invoicing/testing';
-import { expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
 import { createPdfCache } from '../src/modules/invoice-pdfs/pdf-cache.ts';
@@ -129,15 +129,6 @@ export const gatewayHeaders = (workspaceId: string) => ({
 });
 
 export const newWorkspace = (): string => randomUUID();
-
-/** Asserts an application/problem+json reply with this status and code. */
-export const expectProblem = (reply: { statusCode: number; headers: Record<string, unknown>; body: string; json: <T>() => T }, status: number, code: Problem['code']): Problem => {
-  expect(reply.statusCode, reply.body).toBe(status);
-  expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = reply.json<Problem>();
-  expect(problem).toMatchObject({ status, code, request_id: expect.any(String), detail: expect.any(String) });
-  return problem;
-};
 
 /** Polls until `condition` holds (bounded), for effects that happen after the response. */
 export const waitFor = async (condition: () => boolean, timeoutMs = 10_000): Promise<void> => {

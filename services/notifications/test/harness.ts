@@ -1,5 +1,6 @@
+export { expectProblem } from '@invoicing/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EventEnvelope, Problem, WebhookEndpointWithSecret } from '@invoicing/contracts';
+import type { EventEnvelope, WebhookEndpointWithSecret } from '@invoicing/contracts';
 import { connectJetStreamBus, type EventBus } from '@invoicing/service-kit';
 import { createTestDatabase, NatsServerProcess } from '@invoicing/testing';
 import type { LightMyRequestResponse as Reply } from 'fastify';
@@ -109,16 +110,6 @@ export const startNotifications = async (label: string, env: Record<string, stri
 };
 export type Notifications = Awaited<ReturnType<typeof startNotifications>>;
 export type WorkspaceClient = ReturnType<Notifications['workspace']>;
-
-/** Asserts an application/problem+json reply with this status and code and, if given, these `errors[].path`s. */
-export const expectProblem = (reply: Reply, status: number, code: Problem['code'], paths?: string[]): Problem => {
-  expect(reply.statusCode, reply.body).toBe(status);
-  expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const problem = reply.json<Problem>();
-  expect(problem).toMatchObject({ status, code, request_id: expect.any(String), detail: expect.any(String) });
-  if (paths) expect((problem.errors ?? []).map((error) => error.path)).toEqual(expect.arrayContaining(paths));
-  return problem;
-};
 
 let endpointCount = 0;
 
