@@ -1,5 +1,6 @@
 import { parsePublicId } from '@invoicing/contracts';
 import { INTERNAL_HEADERS } from '@invoicing/service-kit/internal-headers';
+import { startBareHop } from '../bare-hop-process.ts';
 import { measure, STANDARD_LOADS, type Measurement } from '../measure.ts';
 import type { BenchContext, BenchSection } from '../section.ts';
 
@@ -8,8 +9,9 @@ const TARGETS = { minThroughputRatio: 0.5, maxAddedP50Ms: 1.5, maxAddedP99Ms: 5 
 
 const mark = (ok: boolean) => (ok ? 'pass' : 'FAIL');
 const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
-const ms = (value: number) => `${value.toFixed(1)} ms`;
 const signedMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)} ms`;
+const summary = ({ requestsPerSecond, p50, p99 }: Measurement) => `${perSecond(requestsPerSecond)} (${p50}/${p99} ms)`;
+const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
 
 const seedCustomer = async (context: BenchContext, key: string): Promise<string> => {
   const response = await fetch(`${context.gatewayUrl}/api/v1/customers`, {
@@ -22,16 +24,29 @@ const seedCustomer = async (context: BenchContext, key: string): Promise<string>
   return body.data.id;
 };
 
-/** Checks that both paths return the same customer before timing them, so the figures compare like with like. */
-const assertSameAnswer = async (gateway: Request, direct: Request): Promise<void> => {
-  const [viaGateway, viaDirect] = await Promise.all([fetch(gateway), fetch(direct)]);
-  const [gatewayBody, directBody] = await Promise.all([viaGateway.text(), viaDirect.text()]);
-  if (viaGateway.status !== 200 || viaDirect.status !== 200 || gatewayBody !== directBody) {
-    throw new Error(`gateway answered ${viaGateway.status} ${gatewayBody}; catalog directly ${viaDirect.status} ${directBody}`);
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Checks that every path returns the same customer before timing them, so the figures compare like with like. */
+const assertSameAnswer = async (targets: Record<string, Target>): Promise<void> => {
+  const answers = await Promise.all(
+    Object.entries(targets).map(async ([name, { url, headers }]) => {
+      const response = await fetch(url, { headers });
+      return { name, status: response.status, body: await response.text() };
+    }),
+  );
+  const [first] = answers;
+  if (answers.some(({ status, body }) => status !== 200 || body !== first?.body)) {
+    throw new Error(`the paths answer differently: ${answers.map(({ name, status, body }) => `${name} ${status} ${body}`).join('; ')}`);
   }
 };
 
-/** `GET /api/v1/customers/:id` through the gateway and straight at catalog, under the standard loads. */
+/**
+ * `GET /api/v1/customers/:id` straight at catalog, through a bare proxy hop (the least any proxy
+ * in its own process costs here) and through the gateway, under the standard loads.
+ */
 export const gatewayOverhead: BenchSection = {
   name: 'gateway',
   services: ['catalog'],
@@ -39,49 +54,57 @@ export const gatewayOverhead: BenchSection = {
     const minted = await context.mintKey('bench', 'all');
     const customerId = await seedCustomer(context, minted.key);
     const path = `/api/v1/customers/${customerId}`;
-    const gateway = { url: `${context.gatewayUrl}${path}`, headers: { authorization: `Bearer ${minted.key}` } };
-    const direct = {
-      url: `${context.serviceUrl('catalog')}${path}`,
-      // What the gateway adds to a request it forwards.
-      headers: {
-        [INTERNAL_HEADERS.token]: context.internalToken,
-        [INTERNAL_HEADERS.workspaceId]: parsePublicId('workspace', minted.workspace_id) ?? minted.workspace_id,
-        [INTERNAL_HEADERS.apiKeyId]: parsePublicId('apiKey', minted.key_id) ?? minted.key_id,
-      },
+    // What the gateway adds to a request it forwards.
+    const forwarded = {
+      [INTERNAL_HEADERS.token]: context.internalToken,
+      [INTERNAL_HEADERS.workspaceId]: parsePublicId('workspace', minted.workspace_id) ?? minted.workspace_id,
+      [INTERNAL_HEADERS.apiKeyId]: parsePublicId('apiKey', minted.key_id) ?? minted.key_id,
     };
-    await assertSameAnswer(new Request(gateway.url, gateway), new Request(direct.url, direct));
+    const bareHop = await startBareHop(context.serviceUrl('catalog'), forwarded);
+    try {
+      const targets = {
+        direct: { url: `${context.serviceUrl('catalog')}${path}`, headers: forwarded },
+        bareHop: { url: `${bareHop.url}${path}`, headers: {} },
+        gateway: { url: `${context.gatewayUrl}${path}`, headers: { authorization: `Bearer ${minted.key}` } },
+      };
+      await assertSameAnswer(targets);
 
-    const rows: string[][] = [];
-    for (const load of STANDARD_LOADS) {
-      const timing = { load, durationSeconds: context.durationSeconds, warmupSeconds: context.warmupSeconds };
-      context.progress(`${load.label}: catalog directly`);
-      const straight: Measurement = await measure({ ...direct, ...timing });
-      context.progress(`${load.label}: through the gateway`);
-      const proxied: Measurement = await measure({ ...gateway, ...timing });
-      const ratio = proxied.requestsPerSecond / straight.requestsPerSecond;
-      const addedP50 = proxied.p50 - straight.p50;
-      const addedP99 = proxied.p99 - straight.p99;
-      rows.push([
-        load.label,
-        perSecond(straight.requestsPerSecond),
-        ms(straight.p50),
-        ms(straight.p99),
-        perSecond(proxied.requestsPerSecond),
-        ms(proxied.p50),
-        ms(proxied.p99),
-        `${Math.round(ratio * 100)}% ${mark(ratio >= TARGETS.minThroughputRatio)}`,
-        `${signedMs(addedP50)} ${mark(addedP50 <= TARGETS.maxAddedP50Ms)}`,
-        `${signedMs(addedP99)} ${mark(addedP99 <= TARGETS.maxAddedP99Ms)}`,
-      ]);
+      const rows: string[][] = [];
+      for (const load of STANDARD_LOADS) {
+        const timing = { load, durationSeconds: context.durationSeconds, warmupSeconds: context.warmupSeconds };
+        context.progress(`${load.label}: catalog directly`);
+        const direct = await measure({ ...targets.direct, ...timing });
+        context.progress(`${load.label}: through the bare hop`);
+        const bare = await measure({ ...targets.bareHop, ...timing });
+        context.progress(`${load.label}: through the gateway`);
+        const gateway = await measure({ ...targets.gateway, ...timing });
+        const ratio = gateway.requestsPerSecond / direct.requestsPerSecond;
+        const addedP50 = gateway.p50 - direct.p50;
+        const addedP99 = gateway.p99 - direct.p99;
+        rows.push([
+          load.label,
+          summary(direct),
+          summary(bare),
+          summary(gateway),
+          `${percent(ratio)} ${mark(ratio >= TARGETS.minThroughputRatio)}`,
+          `${signedMs(addedP50)} ${mark(addedP50 <= TARGETS.maxAddedP50Ms)}`,
+          `${signedMs(addedP99)} ${mark(addedP99 <= TARGETS.maxAddedP99Ms)}`,
+          `${percent(bare.requestsPerSecond / direct.requestsPerSecond)}, ${signedMs(bare.p50 - direct.p50)} / ${signedMs(bare.p99 - direct.p99)}`,
+        ]);
+      }
+      return {
+        title: `GET /api/v1/customers/:id: catalog directly, through a bare hop and through the gateway (${context.durationSeconds} s each after ${context.warmupSeconds} s warm-up)`,
+        columns: ['load', 'direct req/s (p50/p99)', 'bare hop req/s (p50/p99)', 'gateway req/s (p50/p99)', 'gateway/direct', 'added p50', 'added p99', 'bare hop: of direct, added p50 / p99'],
+        rows,
+        notes: [
+          `Targets: gateway/direct throughput >= ${TARGETS.minThroughputRatio * 100}%, added p50 <= ${TARGETS.maxAddedP50Ms} ms, added p99 <= ${TARGETS.maxAddedP99Ms} ms.`,
+          'The bare hop is node:http plus one undici pool in its own process, adding the internal headers and nothing else (bench/bare-hop.ts): the least any proxy process costs on this machine, for scale.',
+          'Every load saturates the machine, so latency there is connections / throughput (Little\'s law): the added p50 follows from the throughput ratio.',
+          'Latencies come from autocannon, in whole milliseconds; the load generator shares the machine with the services and PostgreSQL.',
+        ],
+      };
+    } finally {
+      await bareHop.stop();
     }
-    return {
-      title: `GET /api/v1/customers/:id, through the gateway against catalog directly (${context.durationSeconds} s each after ${context.warmupSeconds} s warm-up)`,
-      columns: ['load', 'direct req/s', 'direct p50', 'direct p99', 'gateway req/s', 'gateway p50', 'gateway p99', 'gateway/direct', 'added p50', 'added p99'],
-      rows,
-      notes: [
-        `Targets: gateway/direct throughput >= ${TARGETS.minThroughputRatio * 100}%, added p50 <= ${TARGETS.maxAddedP50Ms} ms, added p99 <= ${TARGETS.maxAddedP99Ms} ms.`,
-        'Latencies come from autocannon, in whole milliseconds; the load generator shares the machine with the services and PostgreSQL.',
-      ],
-    };
   },
 };
