@@ -13,14 +13,14 @@ import { expectProblem } from '../support/problems.ts';
 import { startSystem, type ApiClient, type TestSystem } from '../support/system.ts';
 
 const TEST_OUTPUT = join(import.meta.dirname, '../../test-output');
-// Low enough that the last test can exhaust it from one address; every key has its own budget.
-const RATE_LIMIT_MAX = 150;
+// Low enough that the last test can exhaust it from one address; API keys have budgets of their own.
+const PUBLIC_RATE_LIMIT_MAX = 150;
 
 let system: TestSystem;
 
 beforeAll(async () => {
   // Its own NATS: documents' durable consumer has a fixed name, which another system must not share.
-  system = await startSystem({ services: ['catalog', 'billing', 'documents'], env: { RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) }, ownNats: true });
+  system = await startSystem({ services: ['catalog', 'billing', 'documents'], env: { PUBLIC_RATE_LIMIT_MAX: String(PUBLIC_RATE_LIMIT_MAX) }, ownNats: true });
 });
 
 afterAll(async () => {
@@ -248,7 +248,7 @@ describe('the public invoice page through the gateway', () => {
 
   it('limits how fast one address can try tokens', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < RATE_LIMIT_MAX + 5 && !statuses.includes(429); i++) {
+    for (let i = 0; i < PUBLIC_RATE_LIMIT_MAX + 5 && !statuses.includes(429); i++) {
       statuses.push((await fetch(`${system.gatewayUrl}/i/${randomUUID().replaceAll('-', '')}`)).status);
     }
     expect(statuses.at(-1)).toBe(429);

@@ -1,7 +1,6 @@
 import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
 import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import './request-state.ts';
@@ -10,11 +9,13 @@ import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
 import { routeOperations } from './modules/routing/operation-table.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
 import { registerProxyRoutes } from './modules/routing/proxy.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
 import { writeGuardHook } from './modules/routing/write-guard.hook.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -27,12 +28,14 @@ const PURGE_INTERVAL_MS = 15 * 60_000;
 const OPEN_ROUTE = { config: { rateLimit: false } } as const;
 
 /**
- * The API gateway: authenticates API keys, checks scopes, rate-limits per key, enforces
- * Idempotency-Keys, serves the OpenAPI document and proxies every other operation to its service.
+ * The API gateway: authenticates API keys, checks scopes, rate-limits per key (per client address
+ * without one), enforces Idempotency-Keys, serves the OpenAPI document and proxies every other
+ * operation to its service.
  */
 export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   const app = Fastify({
     ...baseServerOptions(logger),
+    trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     // One line per request (below) instead of Fastify's two: logging must not dominate the hot path.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
   });
@@ -69,17 +72,8 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     route.onRequest = [authenticationHook(served, keys), ...[route.onRequest ?? []].flat()];
     if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preHandler = [guardWrite, ...[route.preHandler ?? []].flat()];
   });
-  // Registered after the hook above, so that its own per-route hook runs after authentication and
-  // counts per API key (per address on public routes).
-  await app.register(rateLimit, {
-    max: config.RATE_LIMIT_MAX,
-    timeWindow: config.RATE_LIMIT_WINDOW_MS,
-    keyGenerator: (request) => request.principal?.keyId ?? request.ip,
-    // Limit headers on the 429 only: on every success they would be bytes and work on the hot path.
-    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `Rate limit of ${context.max} requests exceeded; retry in ${context.after}.`),
-  });
+  // Registered after the hook above, so that its own per-route hook runs after authentication.
+  await registerRateLimits(app, { perKey: config.RATE_LIMIT_MAX, perAddress: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');

@@ -1,0 +1,39 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import { AppError } from '@invoicing/service-kit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface RateLimits {
+  /** Requests per API key per window. */
+  perKey: number;
+  /** Requests without a key (the public pages) per client address per window. */
+  perAddress: number;
+  windowMs: number;
+}
+
+/**
+ * The client's address as the trusted proxies report it. An IPv6 client usually holds a whole /64,
+ * so that is counted as one address, as the plugin itself would. (No address once the client hung up.)
+ */
+const clientAddressOf = (request: FastifyRequest) => normalizeIP(request.ip ?? '');
+
+/**
+ * Limits every route registered after it (the probes opt out with `config: { rateLimit: false }`):
+ * a request with an API key counts against that key's budget, one without (a public invoice page)
+ * against its client address's, so page readers cannot spend a key's budget nor a key theirs.
+ * Register it after the hook that authenticates: its own per-route hook must run after that one.
+ */
+export const registerRateLimits = async (app: FastifyInstance, limits: RateLimits) => {
+  const windowSeconds = limits.windowMs / 1000;
+  await app.register(rateLimit, {
+    timeWindow: limits.windowMs,
+    // Key ids are UUIDs and addresses never are: a key and an address cannot share a counter.
+    keyGenerator: (request) => request.principal?.keyId ?? clientAddressOf(request),
+    max: (request) => (request.principal === null ? limits.perAddress : limits.perKey),
+    // Limit headers on the 429 only: on every success they would be bytes and work on the hot path.
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+    errorResponseBuilder: (request, context) => {
+      const counted = request.principal === null ? 'this client address' : 'this API key';
+      return new AppError('rate_limited', `Rate limit of ${context.max} requests per ${windowSeconds} s for ${counted} exceeded; retry in ${context.after}.`);
+    },
+  });
+};
