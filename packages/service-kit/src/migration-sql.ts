@@ -17,7 +17,11 @@ export const trigramOperatorClass = async (execute: MigrationExecute): Promise<s
   return `"${String(extension?.schema ?? 'public')}".gin_trgm_ops`;
 };
 
-/** The outbox table `addToOutbox` writes and `OutboxRelay` reads, with the index the relay's claim uses. */
+/**
+ * The outbox table as first created, with the partial index the relay's claim walks in
+ * (created_at, id) order. Applied migrations call it, so it never changes: a new service's
+ * migration runs it and then `outboxClaimColumnsSql`, which gives the table `OutboxRelay` reads now.
+ */
 export const outboxTableSql = (schema: string): string[] => [
   `create table "${schema}".outbox (
      id uuid primary key,
@@ -27,4 +31,20 @@ export const outboxTableSql = (schema: string): string[] => [
      published_at timestamptz
    )`,
   `create index outbox_unpublished on "${schema}".outbox (created_at, id) where published_at is null`,
+];
+
+/**
+ * The outbox's second version: `claimed_until`, the lease of the relay publishing a row (null: free,
+ * or released after a failed publish), and `trace_context`, the W3C trace context of the request
+ * that added the row (null with tracing off), so its publish joins that request's trace. Nullable
+ * columns without a default: adding them rewrites nothing. The partial index still serves the
+ * claim, which filters `claimed_until` on the rows it walks.
+ */
+export const outboxClaimColumnsSql = (schema: string): string[] => [
+  `alter table "${schema}".outbox add column claimed_until timestamptz, add column trace_context jsonb`,
+];
+
+/** Undoes `outboxClaimColumnsSql`. */
+export const dropOutboxClaimColumnsSql = (schema: string): string[] => [
+  `alter table "${schema}".outbox drop column if exists claimed_until, drop column if exists trace_context`,
 ];

@@ -72,6 +72,26 @@ export const injectTraceContext = <C>(carrier: C, setter: TextMapSetter<C>): voi
 /** The trace context a message or request carries, to continue its trace. */
 export const extractTraceContext = <C>(carrier: C, getter: TextMapGetter<C>): Context => propagation.extract(ROOT_CONTEXT, carrier, getter);
 
+/** W3C trace context (`traceparent`, optionally `tracestate`) stored with work that continues later. */
+export type TraceCarrier = Record<string, string>;
+
+/**
+ * The active trace context as a carrier to store (an outbox row continues its request's trace
+ * when relayed later); undefined when tracing is off or no span is active.
+ */
+export const captureTraceContext = (): TraceCarrier | undefined => {
+  if (!tracingEnabled()) return undefined;
+  const carrier: TraceCarrier = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? carrier : undefined;
+};
+
+/** Runs `work` inside a stored trace context, so the spans it starts join that trace; without one, or with tracing off, just runs it. */
+export const withTraceContext = <T>(carrier: TraceCarrier | null | undefined, work: () => T): T => {
+  if (!carrier || !tracingEnabled()) return work();
+  return context.with(propagation.extract(ROOT_CONTEXT, carrier), work);
+};
+
 /** Runs `work` in a span that ends with it (and records its error). */
 export const inSpan = async <T>(
   tracerName: string,

@@ -1,5 +1,6 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123100000CreateBilling } from './migrations/Migration20261123100000CreateBilling.ts';
+import { Migration20261202100000OutboxClaims } from './migrations/Migration20261202100000OutboxClaims.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
@@ -11,7 +12,10 @@ export const BILLING_SCHEMA = 'billing';
 export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity];
 
 /** Applied in this order; never generated from the entities. */
-export const MIGRATIONS = [{ name: 'Migration20261123100000CreateBilling', class: Migration20261123100000CreateBilling }];
+export const MIGRATIONS = [
+  { name: 'Migration20261123100000CreateBilling', class: Migration20261123100000CreateBilling },
+  { name: 'Migration20261202100000OutboxClaims', class: Migration20261202100000OutboxClaims },
+];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>
   openDatabase({ url, schema: BILLING_SCHEMA, entities: ENTITIES, migrations: MIGRATIONS, poolSize });

@@ -1,5 +1,6 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123300000CreateDocuments } from './migrations/Migration20261123300000CreateDocuments.ts';
+import { Migration20261202300000OutboxClaims } from './migrations/Migration20261202300000OutboxClaims.ts';
 import { InvoicePdfEntity } from './modules/invoice-pdfs/invoice-pdf.entity.ts';
 
 /** The PostgreSQL schema documents owns; no other service reads it. */
@@ -8,7 +9,10 @@ export const DOCUMENTS_SCHEMA = 'documents';
 export const ENTITIES = [InvoicePdfEntity];
 
 /** Applied in this order; never generated from the entities. */
-export const MIGRATIONS = [{ name: 'Migration20261123300000CreateDocuments', class: Migration20261123300000CreateDocuments }];
+export const MIGRATIONS = [
+  { name: 'Migration20261123300000CreateDocuments', class: Migration20261123300000CreateDocuments },
+  { name: 'Migration20261202300000OutboxClaims', class: Migration20261202300000OutboxClaims },
+];
 
 export const openDocumentsDatabase = (url: string, poolSize: number): Promise<Orm> =>
   openDatabase({ url, schema: DOCUMENTS_SCHEMA, entities: ENTITIES, migrations: MIGRATIONS, poolSize });

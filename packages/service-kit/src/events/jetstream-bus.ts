@@ -19,8 +19,12 @@ export interface JetStreamBusOptions {
 /** Redelivery backoff for an event whose handler threw. */
 const REDELIVERY_DELAY_MS = 2_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
-// Long enough for the outbox's republishing after a NATS restart to be absorbed as duplicates.
-const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9;
+/**
+ * How long JetStream remembers a `Nats-Msg-Id` and drops a second publish of it. Long enough for
+ * the outbox's republishing (after a NATS restart, or after a relay's lease ran out) to be absorbed.
+ */
+export const DUPLICATE_WINDOW_MS = 10 * 60_000;
+const DUPLICATE_WINDOW_NS = DUPLICATE_WINDOW_MS * 1e6;
 
 const natsHeaderGetter = {
   keys: (carrier: MsgHdrs | undefined) => (carrier ? carrier.keys() : []),

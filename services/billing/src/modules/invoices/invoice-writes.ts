@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@invoicing/contracts';
+import { captureTraceContext } from '@invoicing/service-kit';
 import type { EntityDictionary } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BILLING_SCHEMA } from '../../database.ts';
@@ -30,7 +31,7 @@ const INSERT_DRAFT_SQL = `
   with invoice as (insert into ${S}.invoices select * from jsonb_populate_record(null::${S}.invoices, ?::jsonb)),
        lines as (insert into ${S}.invoice_lines select * from jsonb_populate_recordset(null::${S}.invoice_lines, ?::jsonb)),
        timeline as (insert into ${S}.invoice_timeline select * from jsonb_populate_recordset(null::${S}.invoice_timeline, ?::jsonb))
-  insert into ${S}.outbox (id, subject, envelope) select e.id, e.subject, e.envelope from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb)`;
+  insert into ${S}.outbox (id, subject, envelope, trace_context) select e.id, e.subject, e.envelope, e.trace_context from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb, trace_context jsonb)`;
 
 export interface LoadedInvoice {
   invoice: InvoiceRow;
@@ -41,7 +42,11 @@ export interface LoadedInvoice {
 
 type LoadedRaw = EntityDictionary<InvoiceRow> & { lines_json: EntityDictionary<InvoiceLineRow>[]; account_json: EntityDictionary<AccountRow> | null };
 
-const outboxRows = (events: readonly EventEnvelope[]) => JSON.stringify(events.map((envelope) => ({ id: envelope.id, subject: envelope.type, envelope })));
+// The request's trace context goes with each row, so the relay publishes it in that trace (absent, so null, with tracing off).
+const outboxRows = (events: readonly EventEnvelope[]) => {
+  const traceContext = captureTraceContext();
+  return JSON.stringify(events.map((envelope) => ({ id: envelope.id, subject: envelope.type, envelope, trace_context: traceContext })));
+};
 
 /** A change of some columns of one invoice, with the timeline entries and events that report it. */
 export interface InvoiceChange {
@@ -68,8 +73,8 @@ const changeStatement = (change: InvoiceChange): string => {
              returning i.id),
            timeline as (insert into ${S}.invoice_timeline
              select t.* from jsonb_populate_recordset(null::${S}.invoice_timeline, ?::jsonb) t where exists (select 1 from changed)),
-           outbox as (insert into ${S}.outbox (id, subject, envelope)
-             select e.id, e.subject, e.envelope from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb) where exists (select 1 from changed))
+           outbox as (insert into ${S}.outbox (id, subject, envelope, trace_context)
+             select e.id, e.subject, e.envelope, e.trace_context from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb, trace_context jsonb) where exists (select 1 from changed))
       select count(*)::int as changed from changed`;
     changeSql.set(key, sql);
   }

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@invoicing/contracts';
+import { outboxTraceContext } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BILLING_SCHEMA } from '../../database.ts';
 import { columnName, toColumnsJson } from '../../shared/columns.ts';
@@ -92,8 +93,8 @@ const statementFor = (properties: readonly string[]): string => {
            insert into ${S}.invoice_timeline
            select t.* from hashed h, p, jsonb_populate_recordset(null::${S}.invoice_timeline, replace(?::text, p.number_placeholder, h.number)::jsonb) t),
          outbox as (
-           insert into ${S}.outbox (id, subject, envelope)
-           select ?::uuid, ?::text, replace(replace(replace(?::text, p.number_placeholder, h.number), ?::text, h.snapshot), ?::text, h.chain)::jsonb
+           insert into ${S}.outbox (id, subject, envelope, trace_context)
+           select ?::uuid, ?::text, replace(replace(replace(?::text, p.number_placeholder, h.number), ?::text, h.snapshot), ?::text, h.chain)::jsonb, ?::jsonb
              from hashed h, p)
     select h.sequence, h.number, h.snapshot, h.chain from hashed h`;
   statements.set(key, sql);
@@ -121,6 +122,7 @@ export const finalizeWithNextNumber = async (db: EntityManager, plan: FinalizePl
     JSON.stringify(plan.event),
     placeholders.snapshot,
     placeholders.chain,
+    outboxTraceContext(),
   ]);
   return row ? { sequence: Number(row.sequence), number: row.number, snapshotSha256: row.snapshot, chainSha256: row.chain } : null;
 };

@@ -1,0 +1,16 @@
+import { dropOutboxClaimColumnsSql, outboxClaimColumnsSql } from '@invoicing/service-kit';
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The outbox's claim lease and trace context: the relay claims rows in one autocommit statement
+ * instead of holding a transaction across its publishes, and each event joins its request's trace.
+ */
+export class Migration20261202100000OutboxClaims extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of outboxClaimColumnsSql('billing')) this.addSql(sql);
+  }
+
+  override async down(): Promise<void> {
+    for (const sql of dropOutboxClaimColumnsSql('billing')) this.addSql(sql);
+  }
+}
