@@ -8,6 +8,7 @@ import { ApiKeyCache } from './modules/api-keys/api-key.cache.ts';
 import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
+import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
 import { routeOperations } from './modules/routing/operation-table.ts';
@@ -65,11 +66,12 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   // Each public route gets its own hooks, bound to its operations: a read pays for authentication
   // and nothing else, and no request looks its operation up by name.
   const guardWrite = writeGuardHook(idempotency);
+  const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     const served = routeOperations(OPERATIONS, route.url, methods);
     if (served === undefined) return;
-    route.onRequest = [authenticationHook(served, keys), ...[route.onRequest ?? []].flat()];
+    route.onRequest = [authenticationHook(served, keys, keyLookups), ...[route.onRequest ?? []].flat()];
     if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preHandler = [guardWrite, ...[route.preHandler ?? []].flat()];
   });
   // Registered after the hook above, so that its own per-route hook runs after authentication.

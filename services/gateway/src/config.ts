@@ -14,7 +14,7 @@ export const GatewaySettings = z
     NOTIFICATIONS_URL: z.url().default('http://127.0.0.1:3104'),
     PUBLIC_URL_BASE: z.url().optional().describe("Origin of the public invoice pages; default the gateway's own origin."),
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(6000).describe('Requests per API key per window.'),
-    PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600).describe('Requests without an API key (public invoice pages, their PDFs) per client address per window.'),
+    PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600).describe('Requests without an API key (public invoice pages, their PDFs) per client address per window; also how many unknown or revoked keys an address may present per window before its new keys are no longer looked up.'),
     RATE_LIMIT_WINDOW_MS: milliseconds(60_000),
     IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (records are kept at least a day)').default(24),
     UPSTREAM_TIMEOUT_MS: milliseconds(30_000, 100).describe('Longest wait for an upstream response before a 503.'),

@@ -23,7 +23,8 @@ export interface ApiKeyCacheOptions {
 
 /**
  * Keys by id segment, so that a request with a known key costs no database work. Unknown and
- * revoked ids are cached too, so a flood of made-up keys cannot turn into a flood of queries.
+ * revoked ids are cached too, so one made-up key sent again and again costs one query; a flood of
+ * different made-up keys is held back by each client address's lookup budget (key-lookup-budget.ts).
  * Changes announced by PostgreSQL evict entries at once; the TTL bounds staleness if a notice
  * is ever missed.
  */
@@ -40,9 +41,14 @@ export class ApiKeyCache {
 
   /** The active key behind an id segment (synchronously when cached), or undefined. */
   find(segment: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
+    const entry = this.cached(segment);
+    return entry === undefined ? this.#loadOnce(segment) : entry.key;
+  }
+
+  /** What the cache holds for an id segment without loading it: `{ key }` (undefined key: unknown or revoked), or undefined when it must be loaded. */
+  cached(segment: string): { key: ActiveKey | undefined } | undefined {
     const entry = this.#entries.get(segment);
-    if (entry !== undefined && entry.expiresAt > Date.now()) return entry.key;
-    return this.#loadOnce(segment);
+    return entry !== undefined && entry.expiresAt > Date.now() ? entry : undefined;
   }
 
   /** Forgets one key, by its id (dashed UUID), as announced by a change notice. */

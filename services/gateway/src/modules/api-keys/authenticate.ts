@@ -27,17 +27,27 @@ const verify = (token: string, key: ActiveKey | undefined): ActiveKey => {
   return key;
 };
 
-/**
- * The active key named by an `Authorization: Bearer <key>` header; synchronous when the key is
- * cached. Missing, malformed, unknown, revoked and wrong keys are all 401; only the first two
- * say more, since they reveal nothing.
- */
-export const authenticate = (authorization: string | undefined, keys: ApiKeyCache): ActiveKey | Promise<ActiveKey> => {
-  const token = tokenOf(authorization);
+const segmentOf = (token: string): string => {
   const segment = idSegmentOfKey(token);
   if (segment === undefined) throw invalidKey();
-  const found = keys.find(segment);
-  return found instanceof Promise ? found.then((key) => verify(token, key)) : verify(token, found);
+  return segment;
+};
+
+/**
+ * The active key named by an `Authorization: Bearer <key>` header if the cache can tell without
+ * the database, else `undefined` (then call `authenticate`). Missing, malformed, unknown, revoked
+ * and wrong keys are all 401; only the first two say more, since they reveal nothing.
+ */
+export const authenticateFromCache = (authorization: string | undefined, keys: ApiKeyCache): ActiveKey | undefined => {
+  const token = tokenOf(authorization);
+  const entry = keys.cached(segmentOf(token));
+  return entry === undefined ? undefined : verify(token, entry.key);
+};
+
+/** Like `authenticateFromCache`, loading the key from the database when the cache does not hold it. */
+export const authenticate = async (authorization: string | undefined, keys: ApiKeyCache): Promise<ActiveKey> => {
+  const token = tokenOf(authorization);
+  return verify(token, await keys.find(segmentOf(token)));
 };
 
 export const authorize = (key: ActiveKey, scope: Scope): void => {

@@ -170,3 +170,33 @@ it('never limits the probes', async () => {
   const statuses = await statusesOf(times(RATE_LIMIT_MAX + 2, () => () => direct.app.inject({ method: 'GET', url: '/healthz' })));
   expect(new Set(statuses)).toEqual(new Set([200]));
 });
+
+describe('made-up API keys', () => {
+  /** A well-formed key whose id was never issued: each one is a database lookup unless held back. */
+  const madeUpKey = (index: number) => `inv_live_${String(index).padStart(22, '1')}${'x'.repeat(43)}`;
+  const madeUpKeys = (first: number, count: number) => Array.from({ length: count }, (_, index) => madeUpKey(first + index));
+
+  it('after PUBLIC_RATE_LIMIT_MAX unknown keys from an address in a window, answers its further new keys 429 with Retry-After', async () => {
+    const attacker = '198.51.100.60';
+    const statuses = await statusesOf(madeUpKeys(0, PUBLIC_RATE_LIMIT_MAX + 2).map((key) => () => listCustomers(direct, key, attacker)));
+    const refused = await listCustomers(direct, madeUpKey(99), attacker);
+
+    expect(statuses).toEqual([401, 401, 429, 429]);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', detail: expect.stringContaining('unknown or revoked API keys') });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('still serves a key the gateway knows from that address, and keys from other addresses', async () => {
+    const attacker = '198.51.100.61';
+    const { key } = await direct.createKey(['clients:read']);
+    expect((await listCustomers(direct, key, '198.51.100.62')).statusCode).toBe(200);
+    await statusesOf(madeUpKeys(100, PUBLIC_RATE_LIMIT_MAX).map((made) => () => listCustomers(direct, made, attacker)));
+
+    expect((await listCustomers(direct, madeUpKey(200), attacker)).statusCode).toBe(429);
+    expect((await listCustomers(direct, key, attacker)).statusCode).toBe(200);
+    const { key: other } = await direct.createKey(['clients:read']);
+    expect((await listCustomers(direct, other, '198.51.100.63')).statusCode).toBe(200);
+  });
+});
