@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createServiceApp, INTERNAL_HEADERS } from './index.ts';
 
@@ -21,6 +22,30 @@ describe('service app', () => {
     expect(response.statusCode).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ status, code, request_id: expect.any(String) });
+  });
+
+  it.each([
+    ['a header value with a control character', 'GET /healthz HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\u0001b\r\n\r\n', 400],
+    ['headers larger than Node takes', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`, 431],
+  ])('answers malformed HTTP (%s) with a problem and closes the connection', async (_, raw, status) => {
+    const sut = makeApp();
+    await sut.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = sut.server.address() as { port: number };
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/content-type: application\/problem\+json/i);
+      expect(JSON.parse(body ?? '')).toMatchObject({ status, code: 'invalid_request', request_id: expect.any(String) });
+    } finally {
+      await sut.close();
+    }
   });
 
   it('refuses a request without the internal token, and serves probes without it', async () => {

@@ -11,7 +11,7 @@ import { acceptJsonBodiesOnly } from './json-bodies.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerTracing } from './tracing.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
-import { registerProblemHandlers, sendProblem } from './problem.ts';
+import { answerClientError, registerProblemHandlers, sendProblem } from './problem.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -32,6 +32,7 @@ export const baseServerOptions = (logger: FastifyServerOptions['logger']): Fasti
   connectionTimeout: 30_000,
   keepAliveTimeout: 72_000,
   requestTimeout: 30_000,
+  clientErrorHandler: answerClientError,
   // Errors the router raises before any route runs: a path segment too long to be an ID names
   // nothing (404, like any unknown ID); a malformed URL is the client's mistake (400).
   frameworkErrors: (error, _request, reply) =>

@@ -1,4 +1,6 @@
 import { ERROR_TITLES, PROBLEM_CONTENT_TYPE, problemType, type ErrorCode, type Problem } from '@invoicing/contracts';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type FieldIssue } from './app-error.ts';
@@ -12,6 +14,28 @@ export const renderProblem = (code: ErrorCode, status: number, detail: string, r
   request_id: requestId,
   ...(errors ? { errors } : {}),
 });
+
+/**
+ * Answers a request Node's HTTP parser refused before Fastify saw it (a malformed header, headers
+ * too large, a request that took too long to arrive) with a problem document instead of Node's
+ * plain JSON, then closes the connection, as the parser cannot go on with it.
+ */
+export const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request did not arrive in time.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+        : [400, 'Bad Request', 'The request is malformed HTTP (a header name or value, say, has characters HTTP does not allow).'];
+  const body = JSON.stringify(renderProblem('invalid_request', status, detail, randomUUID()));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+};
 
 export const sendProblem = (reply: FastifyReply, error: AppError): FastifyReply => {
   if (error.headers) reply.headers(error.headers);

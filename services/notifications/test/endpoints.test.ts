@@ -69,15 +69,15 @@ describe('webhook endpoints', () => {
   });
 
   it.each([
-    ['a private address', 'https://10.0.0.1/hooks', 'it 10.0.0.1 is not a public address'],
-    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data', 'it 169.254.169.254 is not a public address'],
-    ['IPv6 loopback', 'https://[::1]/hooks', 'it ::1 is not a public address'],
-    ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hooks', 'it ::ffff:7f00:1 is not a public address'],
-    ['a unique-local IPv6 address', 'https://[fd00::1]/hooks', 'it fd00::1 is not a public address'],
-    ['a name resolving to loopback', 'https://localhost/hooks', 'it localhost resolves to'],
-    ['plain http to a public host', 'http://93.184.216.34/hooks', 'it must use https'],
-    ['credentials in the URL', 'https://user:pw@93.184.216.34/hooks', 'it may not carry a user name or password'],
-    ['a relative URL', '/hooks', 'it must be an absolute URL'],
+    ['a private address', 'https://10.0.0.1/hooks', 'not allowed: 10.0.0.1 is not a public address'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data', 'not allowed: 169.254.169.254 is not a public address'],
+    ['IPv6 loopback', 'https://[::1]/hooks', 'not allowed: ::1 is not a public address'],
+    ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hooks', 'not allowed: ::ffff:7f00:1 is not a public address'],
+    ['a unique-local IPv6 address', 'https://[fd00::1]/hooks', 'not allowed: fd00::1 is not a public address'],
+    ['a name resolving to loopback', 'https://localhost/hooks', 'not allowed: localhost resolves to'],
+    ['plain http to a public host', 'http://93.184.216.34/hooks', 'not allowed: it must use https'],
+    ['credentials in the URL', 'https://user:pw@93.184.216.34/hooks', 'not allowed: it may not carry a user name or password'],
+    ['a relative URL', '/hooks', 'not allowed: it must be an absolute URL'],
   ])('refuses %s with 400 on url', async (_, url, detail) => {
     const client = notifications.workspace();
     const problem = expectProblem(await client.post('/api/v1/webhook_endpoints', { url, enabled_events: ['*'] }), 400, 'invalid_request', ['url']);

@@ -99,14 +99,14 @@ export class AddressPolicy {
     try {
       url = new URL(raw);
     } catch {
-      throw new AddressNotAllowedError('must be an absolute URL');
+      throw new AddressNotAllowedError('it must be an absolute URL');
     }
     const host = hostOf(url);
     const allowed = this.isAllowedHost(host);
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowed)) {
-      throw new AddressNotAllowedError(allowed ? 'must use http or https' : 'must use https');
+      throw new AddressNotAllowedError(allowed ? 'it must use http or https' : 'it must use https');
     }
-    if (url.username || url.password) throw new AddressNotAllowedError('may not carry a user name or password');
+    if (url.username || url.password) throw new AddressNotAllowedError('it may not carry a user name or password');
     if (!allowed && isIP(host) !== 0 && !isPublicAddress(host)) throw new AddressNotAllowedError(`${host} is not a public address`);
     return url;
   }

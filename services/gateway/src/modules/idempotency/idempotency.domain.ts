@@ -77,5 +77,10 @@ export const replayableHeaders = (headers: Record<string, string | string[] | un
   return kept;
 };
 
-/** 5xx outcomes are not recorded: the request may be retried with the same key. */
-export const isRecordable = (status: number): boolean => status < 500;
+/**
+ * Which outcomes a key keeps. Not 5xx: the request may be retried with the same key. Not 400
+ * either: the service refused the request as invalid and changed nothing, so, as with Stripe, the
+ * client may correct the body and send it again under the same key. Every other outcome (404,
+ * 409 invalid_state, ...) came from the operation itself and is replayed.
+ */
+export const isRecordable = (status: number): boolean => status !== 400 && status < 500;

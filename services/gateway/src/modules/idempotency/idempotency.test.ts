@@ -85,17 +85,6 @@ describe('Idempotency-Key', () => {
     expect(forwardedWith(idempotencyKey)).toHaveLength(1);
   });
 
-  it('replays recorded 4xx outcomes too', async () => {
-    fixture.upstream.answerWith(() => ({ status: 400, body: { code: 'invalid_request' }, headers: { 'content-type': 'application/problem+json' } }));
-    const idempotencyKey = randomUUID();
-    const first = await createCustomer({ name: '' }, idempotencyKey);
-    const replay = await createCustomer({ name: '' }, idempotencyKey);
-
-    expect([first.statusCode, replay.statusCode]).toEqual([400, 400]);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
-  });
-
   it('answers 409 idempotency_key_reused for the same key with another body, or another path', async () => {
     const idempotencyKey = randomUUID();
     await createCustomer({ name: 'Ada' }, idempotencyKey);
@@ -136,6 +125,32 @@ describe('Idempotency-Key', () => {
     expect(retried.statusCode).toBe(201);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
     expect(forwardedWith(idempotencyKey)).toHaveLength(2);
+  });
+
+  it('does not record a 400: the client may correct the body and send it again under the same key', async () => {
+    const idempotencyKey = randomUUID();
+    fixture.upstream.answerWith(() => ({ status: 400, body: { code: 'invalid_request' } }));
+    const refused = await createCustomer({ name: '' }, idempotencyKey);
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_corrected' } } }));
+    const corrected = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    const replayed = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect([refused.statusCode, corrected.statusCode, replayed.statusCode]).toEqual([400, 201, 201]);
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined();
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(forwardedWith(idempotencyKey)).toHaveLength(2);
+  });
+
+  it('records a 404 from the service and replays it', async () => {
+    const idempotencyKey = randomUUID();
+    fixture.upstream.answerWith(() => ({ status: 404, body: { code: 'not_found' } }));
+    const first = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_later' } } }));
+    const again = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect([first.statusCode, again.statusCode]).toEqual([404, 404]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
   });
 
   it('frees the key when the service is down: the retry is tried again, not refused as in use', async () => {

@@ -31,7 +31,7 @@ export const endpointService = ({ em, policy, secrets, clock, announce }: Endpoi
       await policy.checkDestination(url);
     } catch (error) {
       if (!(error instanceof AddressNotAllowedError)) throw error;
-      throw invalidRequest(`The url is not allowed: it ${error.message}.`, [{ path: 'url', message: error.message }]);
+      throw invalidRequest(`The url is not allowed: ${error.message}.`, [{ path: 'url', message: error.message }]);
     }
   };
 
