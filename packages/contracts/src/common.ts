@@ -46,6 +46,37 @@ export const emptyAsNull = <T extends z.ZodType>(schema: T) =>
     error: (issue) => (issue.code === 'invalid_union' ? issue.errors.at(-1)?.[0]?.message : undefined),
   });
 
+/** The note every optional text field carries in the reference. */
+export const OPTIONAL_TEXT_RULE = 'Trimmed; an empty string or null means no value (on update it clears the field).';
+
+/**
+ * An optional text field of a body, on create and update alike. Surrounding whitespace is trimmed,
+ * and text that is then empty means "no value": it becomes null, as null itself does, since a
+ * field without a value is null (decisions.md) and never an empty string. A value that remains
+ * must pass `format` (an email address, a country code), which may also transform it.
+ * `tooLong` replaces the generic message for a value above `max`, where the format says it better.
+ */
+export const optionalText = <Out = string>(max: number, options: { format?: z.ZodType<Out, string>; tooLong?: string } = {}) =>
+  z
+    .string()
+    .trim()
+    .max(max, options.tooLong)
+    .nullable()
+    .transform((text) => (text === '' ? null : text))
+    .pipe((options.format ?? z.string()).nullable() as z.ZodType<Out | null, string | null>)
+    .meta({ description: OPTIONAL_TEXT_RULE });
+
+export const EMAIL_MAX = 254;
+
+/** An optional email address: a valid address, or "" / null for none. */
+export const optionalEmail = () => optionalText(EMAIL_MAX, { format: z.email() }).meta({ description: `An email address. ${OPTIONAL_TEXT_RULE}` });
+
+const COUNTRY_CODE_RULE = 'must be an ISO 3166-1 alpha-2 country code';
+const CountryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, COUNTRY_CODE_RULE)
+  .transform((code) => code.toUpperCase());
+
 export const Address = z
   .object({
     line1: z.string().max(200).nullable(),
@@ -61,17 +92,14 @@ export type Address = z.infer<typeof Address>;
 /** Address as sent by clients: every key optional; on update only the keys sent change. */
 export const AddressInput = z
   .strictObject({
-    line1: z.string().max(200).nullable().optional(),
-    line2: z.string().max(200).nullable().optional(),
-    city: z.string().max(200).nullable().optional(),
-    state: z.string().max(200).nullable().optional(),
-    postal_code: z.string().max(40).nullable().optional(),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
-      .transform((c) => c.toUpperCase())
-      .nullable()
-      .optional(),
+    line1: optionalText(200).optional(),
+    line2: optionalText(200).optional(),
+    city: optionalText(200).optional(),
+    state: optionalText(200).optional(),
+    postal_code: optionalText(40).optional(),
+    country: optionalText(2, { format: CountryCode, tooLong: COUNTRY_CODE_RULE })
+      .optional()
+      .meta({ description: `ISO 3166-1 alpha-2, any case; returned uppercase. ${OPTIONAL_TEXT_RULE}` }),
   })
   .meta({ id: 'AddressInput' });
 export type AddressInput = z.infer<typeof AddressInput>;

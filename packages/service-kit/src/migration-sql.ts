@@ -48,3 +48,23 @@ export const outboxClaimColumnsSql = (schema: string): string[] => [
 export const dropOutboxClaimColumnsSql = (schema: string): string[] => [
   `alter table "${schema}".outbox drop column if exists claimed_until, drop column if exists trace_context`,
 ];
+
+const BLANK = `'^[[:space:]]*$'`;
+
+/**
+ * Sets empty or whitespace-only text to null in `columns` of `table`, and in the string values of
+ * the JSON objects in `objectColumns` (an address), for rows saved before every optional text field
+ * treated an empty string as "no value". Values with text stay as they are. Applied migrations call
+ * it, so it never changes.
+ */
+export const blankTextToNullSql = (table: string, { columns = [], objectColumns = [] }: { columns?: string[]; objectColumns?: string[] }): string[] => [
+  ...columns.map((column) => `update ${table} set "${column}" = null where "${column}" ~ ${BLANK}`),
+  ...objectColumns.map((column) => {
+    const blankValue = `jsonb_typeof(entry.value) = 'string' and entry.value #>> '{}' ~ ${BLANK}`;
+    return `update ${table} set "${column}" = (
+        select jsonb_object_agg(entry.key, case when ${blankValue} then 'null'::jsonb else entry.value end)
+        from jsonb_each("${column}") as entry
+      )
+      where jsonb_typeof("${column}") = 'object' and exists (select 1 from jsonb_each("${column}") as entry where ${blankValue})`;
+  }),
+];

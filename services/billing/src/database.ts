@@ -1,6 +1,7 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123100000CreateBilling } from './migrations/Migration20261123100000CreateBilling.ts';
 import { Migration20261202100000OutboxClaims } from './migrations/Migration20261202100000OutboxClaims.ts';
+import { Migration20261203100000BlankTextToNull } from './migrations/Migration20261203100000BlankTextToNull.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
@@ -15,6 +16,7 @@ export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, Number
 export const MIGRATIONS = [
   { name: 'Migration20261123100000CreateBilling', class: Migration20261123100000CreateBilling },
   { name: 'Migration20261202100000OutboxClaims', class: Migration20261202100000OutboxClaims },
+  { name: 'Migration20261203100000BlankTextToNull', class: Migration20261203100000BlankTextToNull },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

@@ -1,5 +1,6 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123000000CreateCatalog } from './migrations/Migration20261123000000CreateCatalog.ts';
+import { Migration20261203000000BlankTextToNull } from './migrations/Migration20261203000000BlankTextToNull.ts';
 import { CustomerEntity } from './modules/customers/customer.entity.ts';
 import { PriceEntity } from './modules/prices/price.entity.ts';
 import { ProductEntity } from './modules/products/product.entity.ts';
@@ -12,6 +13,7 @@ export const ENTITIES = [CustomerEntity, ProductEntity, PriceEntity];
 /** Applied in this order; never generated from the entities. */
 export const MIGRATIONS = [
   { name: 'Migration20261123000000CreateCatalog', class: Migration20261123000000CreateCatalog },
+  { name: 'Migration20261203000000BlankTextToNull', class: Migration20261203000000BlankTextToNull },
 ];
 
 export const openCatalogDatabase = (url: string, poolSize: number): Promise<Orm> =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, AddressInput, dataOf, emptyAsNull } from '../common.ts';
+import { Address, AddressInput, dataOf, OPTIONAL_TEXT_RULE, optionalEmail, optionalText } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -66,9 +66,10 @@ export const TimeZone = z
   .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC')
   .meta({ description: 'IANA time zone; decides "today", overdue and the numbering period.', example: 'Europe/Berlin' });
 
+const BRAND_COLOR_RULE = 'must be a hex colour such as #1A2B3C';
 export const BrandColor = z
   .string()
-  .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a hex colour such as #1A2B3C')
+  .regex(/^#[0-9A-Fa-f]{6}$/, BRAND_COLOR_RULE)
   .transform((colour) => colour.toUpperCase());
 
 /** The workspace's business profile and invoicing settings; finalization copies what it needs. */
@@ -88,21 +89,21 @@ export const Account = z
   .meta({ id: 'Account' });
 export type Account = z.infer<typeof Account>;
 
-const text = (max: number) => emptyAsNull(z.string().trim().max(max));
-
 export const UpdateAccountBody = z
   .strictObject({
-    business_name: text(200).optional().describe('Null or an empty string clears it.'),
-    email: emptyAsNull(z.email().max(254)).optional(),
+    business_name: optionalText(200).optional(),
+    email: optionalEmail().optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
-    tax_id: text(50).optional(),
+    tax_id: optionalText(50).optional(),
     default_currency: CurrencyCode.optional(),
     timezone: TimeZone.optional(),
     number_format: NumberFormat.optional().describe(
       'Applies to the next finalization. A series is (format, period) and keeps its counter for ever: going back to an earlier format continues where it stopped.',
     ),
-    payment_instructions: text(2000).optional(),
-    brand_color: emptyAsNull(BrandColor).optional(),
+    payment_instructions: optionalText(2000).optional(),
+    brand_color: optionalText(7, { format: BrandColor, tooLong: BRAND_COLOR_RULE })
+      .optional()
+      .describe(`A hex colour such as #1A2B3C; returned uppercase. ${OPTIONAL_TEXT_RULE}`),
   })
   .meta({ id: 'UpdateAccountBody' });
 export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;

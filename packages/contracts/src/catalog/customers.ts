@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, AddressInput, BooleanQuery, dataOf, emptyAsNull, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { Address, AddressInput, BooleanQuery, dataOf, optionalEmail, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -20,16 +20,16 @@ export const Customer = z
 export type Customer = z.infer<typeof Customer>;
 
 const name = z.string().trim().min(1).max(256).describe('Full legal or trade name; at least 1 character.');
-const email = z.email().max(254);
-const phone = z.string().trim().max(50);
-const taxId = z.string().trim().max(50);
+const email = optionalEmail();
+const phone = optionalText(50);
+const taxId = optionalText(50);
 
 export const CreateCustomerBody = z
   .strictObject({
     name,
-    email: email.nullable().optional(),
-    phone: phone.nullable().optional(),
-    tax_id: taxId.nullable().optional(),
+    email: email.optional(),
+    phone: phone.optional(),
+    tax_id: taxId.optional(),
     address: AddressInput.optional(),
   })
   .meta({
@@ -41,9 +41,9 @@ export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
 export const UpdateCustomerBody = z
   .strictObject({
     name: name.optional(),
-    email: emptyAsNull(email).optional().describe('An empty string or null clears it.'),
-    phone: emptyAsNull(phone).optional(),
-    tax_id: emptyAsNull(taxId).optional(),
+    email: email.optional(),
+    phone: phone.optional(),
+    tax_id: taxId.optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
   })
   .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
@@ -86,17 +86,20 @@ export const retrieveCustomer = defineOperation({
 export const updateCustomer = defineOperation({
   operationId: 'updateCustomer',
   summary: 'Update a customer',
-  description: 'Omitted fields keep their values; `address` merges by key.',
+  description:
+    'Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.',
   tag, service, method: 'PATCH', path: '/api/v1/customers/:id', scope: 'clients:write', idempotency: 'optional',
   params: IdPathParams,
   body: UpdateCustomerBody,
+  errors: [409],
   responses: { 200: { description: 'The updated customer.', schema: dataOf(Customer) } },
 });
 
 export const archiveCustomer = defineOperation({
   operationId: 'archiveCustomer',
   summary: 'Archive (soft-delete) a customer',
-  description: 'Historical invoices keep their customer details; the customer stays retrievable by ID.',
+  description:
+    'Historical invoices keep their customer details; the customer stays retrievable by ID but can no longer be updated. Deleting it again answers 200 with the customer as it is.',
   tag, service, method: 'DELETE', path: '/api/v1/customers/:id', scope: 'clients:write', idempotency: 'optional',
   params: IdPathParams,
   responses: { 200: { description: 'The customer with `deleted` true.', schema: dataOf(Customer) } },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, emptyAsNull, MinorAmount, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -61,7 +61,7 @@ const taxRate = z
   .max(100)
   .multipleOf(10 ** -TAX_RATE_DECIMALS)
   .describe(`Percentage 0 to 100 with at most ${TAX_RATE_DECIMALS} decimals: 8.5 means 8.5 percent.`);
-const nickname = emptyAsNull(z.string().max(NICKNAME_MAX)).describe('Internal label; null or an empty string clears it.');
+const nickname = optionalText(NICKNAME_MAX).describe(`Internal label, hidden from customers. ${OPTIONAL_TEXT_RULE}`);
 
 export const CreatePriceBody = z
   .strictObject({

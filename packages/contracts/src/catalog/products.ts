@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, emptyAsNull, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -28,9 +28,7 @@ const name = z
   .min(1)
   .max(PRODUCT_NAME_MAX)
   .describe(`1 to ${PRODUCT_NAME_MAX} characters.`);
-const description = emptyAsNull(z.string().max(PRODUCT_DESCRIPTION_MAX)).describe(
-  `At most ${PRODUCT_DESCRIPTION_MAX} characters; null or an empty string clears it.`,
-);
+const description = optionalText(PRODUCT_DESCRIPTION_MAX).describe(`At most ${PRODUCT_DESCRIPTION_MAX} characters. ${OPTIONAL_TEXT_RULE}`);
 // "Public" URLs: a domain name is required, so loopback, IP literals and single-label hosts are refused.
 const imageUrl = z.url({ protocol: /^https$/i, hostname: z.regexes.domain }).max(2048);
 const images = z

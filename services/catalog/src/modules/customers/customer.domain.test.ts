@@ -42,6 +42,15 @@ describe('customerChanges', () => {
   ])('%s', (_, patch, expected) => {
     expect(customerChanges(makeCustomer(), patch)).toEqual(expected);
   });
+
+  it.each<[string, Parameters<typeof customerChanges>[1]]>([
+    ['a name', { name: 'Revived' }],
+    ['an empty patch', {}],
+  ])('refuses any change to a deleted customer (%s) with invalid_state', (_, patch) => {
+    expect(() => customerChanges(makeCustomer({ deleted: true }), patch)).toThrow(
+      expect.objectContaining({ code: 'invalid_state', message: 'A deleted customer cannot be changed.' }),
+    );
+  });
 });
 
 describe('newCustomer', () => {

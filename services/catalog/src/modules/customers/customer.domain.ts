@@ -1,5 +1,5 @@
 import { toPublicId, type Address, type CreateCustomerBody, type Customer, type UpdateCustomerBody } from '@invoicing/contracts';
-import { newId } from '@invoicing/service-kit';
+import { invalidState, newId } from '@invoicing/service-kit';
 import type { CustomerRow } from './customer.entity.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
@@ -26,14 +26,20 @@ export const mergeAddress = (current: Address, sent: Partial<Address> | undefine
   return merged;
 };
 
-/** The fields a PATCH changes; omitted fields keep their values. */
-export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody): Partial<CustomerRow> => ({
-  ...(patch.name !== undefined ? { name: patch.name } : {}),
-  ...(patch.email !== undefined ? { email: patch.email } : {}),
-  ...(patch.phone !== undefined ? { phone: patch.phone } : {}),
-  ...(patch.tax_id !== undefined ? { taxId: patch.tax_id } : {}),
-  ...(patch.address !== undefined ? { address: mergeAddress(current.address, patch.address) } : {}),
-});
+/**
+ * The fields a PATCH changes; omitted fields keep their values. A deleted customer is final, as
+ * Stripe clients expect: a write to it is refused rather than quietly changing an archived record.
+ */
+export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody): Partial<CustomerRow> => {
+  if (current.deleted) throw invalidState('A deleted customer cannot be changed.');
+  return {
+    ...(patch.name !== undefined ? { name: patch.name } : {}),
+    ...(patch.email !== undefined ? { email: patch.email } : {}),
+    ...(patch.phone !== undefined ? { phone: patch.phone } : {}),
+    ...(patch.tax_id !== undefined ? { taxId: patch.tax_id } : {}),
+    ...(patch.address !== undefined ? { address: mergeAddress(current.address, patch.address) } : {}),
+  };
+};
 
 /** Archiving is a soft delete: invoices keep the customer's details, and it stays retrievable. */
 export const archivedCustomer = (): Pick<CustomerRow, 'deleted'> => ({ deleted: true });

@@ -1,4 +1,4 @@
-import type { Customer } from '@invoicing/contracts';
+import { parsePublicId, type Customer } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, listAll, startCatalog, type Catalog, type WorkspaceClient } from '../../../test/harness.ts';
 
@@ -72,6 +72,50 @@ describe('customers', () => {
     });
     expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(updated);
     expect(await client.data(client.patch(`/api/v1/customers/${created.id}`, {}))).toEqual(updated);
+  });
+
+  it('stores an empty or blank optional field as null, on create and on update, and reads it back as null', async () => {
+    const client = catalog.workspace();
+    const blankAddress = { line1: '', line2: '  ', city: '', state: '', postal_code: ' ', country: '' };
+    const created = await createCustomer(client, { name: 'Blank', email: '', phone: '', tax_id: '   ', address: blankAddress });
+    expect(created).toMatchObject({ email: null, phone: null, tax_id: null, address: EMPTY_ADDRESS });
+
+    const filled = await createCustomer(client, {
+      name: 'Filled',
+      email: 'a@b.example',
+      phone: '555',
+      tax_id: 'T1',
+      address: { line1: 'L1', line2: 'L2', city: 'C', state: 'S', postal_code: 'P', country: 'FR' },
+    });
+    const cleared = await client.data<Customer>(
+      client.patch(`/api/v1/customers/${filled.id}`, { email: ' ', phone: '', tax_id: '', address: blankAddress }),
+    );
+    expect(cleared).toEqual({ ...filled, email: null, phone: null, tax_id: null, address: EMPTY_ADDRESS });
+    expect(await client.data(client.get(`/api/v1/customers/${filled.id}`))).toEqual(cleared);
+
+    const rows = await catalog.orm.em
+      .getConnection()
+      .execute<{ email: unknown; phone: unknown; tax_id: unknown; address: unknown }[]>(
+        'select email, phone, tax_id, address from catalog.customers where id in (?, ?)',
+        [parsePublicId('customer', created.id), parsePublicId('customer', filled.id)],
+      );
+    expect(rows).toEqual([
+      { email: null, phone: null, tax_id: null, address: EMPTY_ADDRESS },
+      { email: null, phone: null, tax_id: null, address: EMPTY_ADDRESS },
+    ]);
+  });
+
+  it('refuses to change an archived customer (409 invalid_state) and changes nothing; DELETE again still answers 200', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, { name: 'Gone', email: 'gone@b.example', address: { city: 'Lyon' } });
+    const archived = await client.data<Customer>(client.delete(`/api/v1/customers/${created.id}`));
+
+    for (const body of [{ name: 'Revived' }, { email: '' }, { address: { city: 'Paris' } }, {}]) {
+      const problem = expectProblem(await client.patch(`/api/v1/customers/${created.id}`, body), 409, 'invalid_state');
+      expect(problem.detail).toMatch(/deleted customer cannot be changed/);
+    }
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(archived);
+    expect(await client.data(client.delete(`/api/v1/customers/${created.id}`))).toEqual(archived);
   });
 
   it('applies concurrent address updates one after the other, losing none', async () => {

@@ -1,4 +1,4 @@
-import type { Price, Product } from '@invoicing/contracts';
+import { parsePublicId, type Price, type Product } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, listAll, startCatalog, type Catalog, type WorkspaceClient } from '../../../test/harness.ts';
 
@@ -102,6 +102,19 @@ describe('prices', () => {
     await client.data(client.patch(`/api/v1/prices/${price.id}`, { nickname: 'Named' }));
     expect(await client.data(client.patch(`/api/v1/prices/${price.id}`, { nickname: null }))).toMatchObject({ nickname: null });
     expect(await client.data(client.get(`/api/v1/prices/${price.id}`))).toMatchObject({ product: price.product, unit_amount: 1800 });
+  });
+
+  it('stores an empty or blank nickname as null, on create and on update, and trims one that is kept', async () => {
+    const { client, product, price } = await withRecurringPrice();
+    const blank = await createPrice(client, { product: product.id, unit_amount: 100, currency: 'EUR', nickname: '  ' });
+    expect(blank.nickname).toBeNull();
+    expect(await client.data(client.patch(`/api/v1/prices/${price.id}`, { nickname: ' Yearly ' }))).toMatchObject({ nickname: 'Yearly' });
+    expect(await client.data(client.patch(`/api/v1/prices/${price.id}`, { nickname: ' ' }))).toMatchObject({ nickname: null });
+
+    const rows = await catalog.orm.em
+      .getConnection()
+      .execute<{ nickname: unknown }[]>('select nickname from catalog.prices where id in (?, ?)', [parsePublicId('price', blank.id), parsePublicId('price', price.id)]);
+    expect(rows).toEqual([{ nickname: null }, { nickname: null }]);
   });
 
   it('changes type only together with a matching recurring, and replaces the schedule of a recurring price', async () => {

@@ -1,4 +1,4 @@
-import type { Product } from '@invoicing/contracts';
+import { parsePublicId, type Product } from '@invoicing/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, listAll, startCatalog, type Catalog, type WorkspaceClient } from '../../../test/harness.ts';
 
@@ -69,6 +69,23 @@ describe('products', () => {
     catalog.clock.freeze(at('2026-01-03T10:00:00.000Z'));
     const unchanged = await client.data<Product>(client.patch(`/api/v1/products/${created.id}`, { name: 'Widget Pro' }));
     expect(unchanged.updated).toBe('2026-01-02T10:00:00.000Z');
+  });
+
+  it('stores an empty or blank description as null, on create and on update, and trims one that is kept', async () => {
+    const client = catalog.workspace();
+    const blank = await createProduct(client, { name: 'Blank', description: '   ' });
+    expect(blank.description).toBeNull();
+    const kept = await createProduct(client, { name: 'Kept', description: '  Hourly work\n' });
+    expect(kept.description).toBe('Hourly work');
+    expect(await client.data(client.patch(`/api/v1/products/${kept.id}`, { description: '\t ' }))).toMatchObject({ description: null });
+
+    const rows = await catalog.orm.em
+      .getConnection()
+      .execute<{ description: unknown }[]>('select description from catalog.products where id in (?, ?)', [
+        parsePublicId('product', blank.id),
+        parsePublicId('product', kept.id),
+      ]);
+    expect(rows).toEqual([{ description: null }, { description: null }]);
   });
 
   it('archives with DELETE (200, active false, still retrievable) and reactivates with PATCH active true', async () => {
