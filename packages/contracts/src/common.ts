@@ -56,15 +56,27 @@ export const OPTIONAL_TEXT_RULE = 'Trimmed; an empty string or null means no val
  * must pass `format` (an email address, a country code), which may also transform it.
  * `tooLong` replaces the generic message for a value above `max`, where the format says it better.
  */
-export const optionalText = <Out = string>(max: number, options: { format?: z.ZodType<Out, string>; tooLong?: string } = {}) =>
-  z
+export const optionalText = <Out = string>(max: number, options: { format?: z.ZodType<Out, string>; tooLong?: string } = {}) => {
+  const text = z
     .string()
     .trim()
     .max(max, options.tooLong)
     .nullable()
-    .transform((text) => (text === '' ? null : text))
-    .pipe((options.format ?? z.string()).nullable() as z.ZodType<Out | null, string | null>)
-    .meta({ description: OPTIONAL_TEXT_RULE });
+    .transform((value) => (value === '' ? null : value))
+    .pipe((options.format ?? z.string()).nullable() as z.ZodType<Out | null, string | null>);
+  return text.meta({ description: OPTIONAL_TEXT_RULE, ...(options.format ? { override: documentFormat(options.format, max) } : {}) });
+};
+
+/**
+ * The reference shows what a formatted field takes: a value in its format, "" or null. Rendered
+ * as is, it would show the input side of the trim alone, a plain string.
+ */
+const documentFormat = (format: z.ZodType, max: number) => {
+  const { $schema: _, ...formatted } = z.toJSONSchema(format, { io: 'input' });
+  return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    jsonSchema.anyOf = [{ ...formatted, maxLength: max }, { const: '' }, { type: 'null' }];
+  };
+};
 
 export const EMAIL_MAX = 254;
 

@@ -4,6 +4,7 @@ import { UpdateAccountBody } from './billing/account.ts';
 import { CreateCustomerBody, UpdateCustomerBody } from './catalog/customers.ts';
 import { CreatePriceBody, UpdatePriceBody } from './catalog/prices.ts';
 import { CreateProductBody, UpdateProductBody } from './catalog/products.ts';
+import { OPTIONAL_TEXT_RULE } from './common.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 const ADDRESS_KEYS = ['line1', 'line2', 'city', 'state', 'postal_code', 'country'] as const;
@@ -82,14 +83,22 @@ describe('optional text fields: an empty string means null (decisions: "a field 
     expect(schema.safeParse(body).error?.issues.map((issue) => issue.path.join('.'))).toEqual([path]);
   });
 
-  it('documents each such field as a nullable string with its maximum length', () => {
+  it('documents a plain text field as a nullable string, and a formatted one as its format, "" or null', () => {
     const schemas = (buildOpenApiDocument() as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas;
-    expect(schemas.UpdateCustomerBody!.properties.phone).toMatchObject({ anyOf: [{ type: 'string', maxLength: 50 }, { type: 'null' }] });
-    expect(schemas.CreateCustomerBody!.properties.email).toMatchObject({ anyOf: [{ type: 'string', maxLength: 254 }, { type: 'null' }] });
-    expect(schemas.AddressInput!.properties.country).toMatchObject({ anyOf: [{ type: 'string', maxLength: 2 }, { type: 'null' }] });
-    expect(schemas.UpdatePriceBody!.properties.nickname).toMatchObject({ anyOf: [{ type: 'string', maxLength: 250 }, { type: 'null' }] });
+    const nullableText = (maxLength: number) => ({ anyOf: [{ type: 'string', maxLength }, { type: 'null' }] });
+    const formattedText = (format: Record<string, unknown>, maxLength: number) => ({
+      anyOf: [{ type: 'string', ...format, maxLength }, { const: '' }, { type: 'null' }],
+    });
+    expect(schemas.UpdateCustomerBody!.properties.phone).toMatchObject(nullableText(50));
+    expect(schemas.AddressInput!.properties.line1).toMatchObject(nullableText(200));
+    expect(schemas.UpdateProductBody!.properties.description).toMatchObject(nullableText(500));
+    expect(schemas.UpdatePriceBody!.properties.nickname).toMatchObject(nullableText(250));
+    expect(schemas.CreateCustomerBody!.properties.email).toMatchObject(formattedText({ format: 'email' }, 254));
+    expect(schemas.UpdateAccountBody!.properties.email).toMatchObject(formattedText({ format: 'email' }, 254));
+    expect(schemas.AddressInput!.properties.country).toMatchObject(formattedText({ pattern: '^[A-Za-z]{2}$' }, 2));
+    expect(schemas.UpdateAccountBody!.properties.brand_color).toMatchObject(formattedText({ pattern: '^#[0-9A-Fa-f]{6}$' }, 7));
     for (const name of ['CreateCustomerBody', 'UpdateCustomerBody', 'AddressInput', 'UpdateProductBody', 'UpdatePriceBody', 'UpdateAccountBody']) {
-      expect(JSON.stringify(schemas[name]), name).not.toContain('"const":""');
+      expect(JSON.stringify(schemas[name]), name).toContain(OPTIONAL_TEXT_RULE);
     }
   });
 });
