@@ -48,14 +48,14 @@ export interface paths {
         post?: never;
         /**
          * Archive (soft-delete) a customer
-         * @description Historical invoices keep their customer details; the customer stays retrievable by ID.
+         * @description Historical invoices keep their customer details; the customer stays retrievable by ID but can no longer be updated. Deleting it again answers 200 with the customer as it is.
          */
         delete: operations["archiveCustomer"];
         options?: never;
         head?: never;
         /**
          * Update a customer
-         * @description Omitted fields keep their values; `address` merges by key.
+         * @description Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -574,34 +574,45 @@ export interface components {
         CreateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character. */
             name: string;
-            email?: string | null;
+            /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
+            email?: string | "" | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             phone?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_id?: string | null;
             address?: components["schemas"]["AddressInput"];
         };
         AddressInput: {
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             line1?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             line2?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             city?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             state?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             postal_code?: string | null;
-            country?: string | null;
+            /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
+            country?: string | "" | null;
         };
         UpdateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character. */
             name?: string;
-            /** @description An empty string or null clears it. */
-            email?: "" | (string | null);
-            phone?: "" | (string | null);
-            tax_id?: "" | (string | null);
+            /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
+            email?: string | "" | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            phone?: string | null;
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_id?: string | null;
             /** @description Merged by key: only the keys sent change. */
             address?: components["schemas"]["AddressInput"];
         };
         CreateProductBody: {
             /** @description 1 to 200 characters. */
             name: string;
-            /** @description At most 500 characters; null or an empty string clears it. */
-            description?: "" | (string | null);
+            /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            description?: string | null;
             /**
              * @description Up to 8 public HTTPS URLs; default empty.
              * @default []
@@ -616,8 +627,8 @@ export interface components {
         UpdateProductBody: {
             /** @description 1 to 200 characters. */
             name?: string;
-            /** @description At most 500 characters; null or an empty string clears it. */
-            description?: "" | (string | null);
+            /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            description?: string | null;
             /** @description Replaces the whole array; an empty array removes every image. */
             images?: string[];
             /** @description False archives the product, true reactivates it. */
@@ -649,8 +660,8 @@ export interface components {
              * @default 0
              */
             tax_rate?: number;
-            /** @description Internal label; null or an empty string clears it. */
-            nickname?: "" | (string | null);
+            /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
+            nickname?: string | null;
         };
         RecurringInput: {
             /**
@@ -667,8 +678,8 @@ export interface components {
         UpdatePriceBody: {
             /** @description Not accepted: a price stays on its product. */
             product?: unknown;
-            /** @description Internal label; null or an empty string clears it. */
-            nickname?: "" | (string | null);
+            /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
+            nickname?: string | null;
             /** @description Minor units of `currency`; a non-negative integer up to 2^53 - 1. */
             unit_amount?: number;
             /**
@@ -795,12 +806,14 @@ export interface components {
             reason?: "" | (string | null);
         };
         UpdateAccountBody: {
-            /** @description Null or an empty string clears it. */
-            business_name?: "" | (string | null);
-            email?: "" | (string | null);
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            business_name?: string | null;
+            /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
+            email?: string | "" | null;
             /** @description Merged by key: only the keys sent change. */
             address?: components["schemas"]["AddressInput"];
-            tax_id?: "" | (string | null);
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_id?: string | null;
             /**
              * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
              * @example USD
@@ -816,8 +829,10 @@ export interface components {
              * @example INV/{YYYY}/{SEQ:4}
              */
             number_format?: string;
-            payment_instructions?: "" | (string | null);
-            brand_color?: "" | (string | null);
+            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            payment_instructions?: string | null;
+            /** @description A hex colour such as #1A2B3C; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
+            brand_color?: string | "" | null;
         };
         CreateWebhookEndpointBody: {
             /**
@@ -3043,7 +3058,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. */
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3421,7 +3436,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. */
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3521,7 +3536,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. */
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3634,7 +3649,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. */
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. */
                 "Idempotency-Key"?: string;
             };
             path: {
