@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft invoice
-         * @description Catalog lines take description, unit amount and tax rate from the price, which must be active and in the invoice currency.
+         * @description Catalog lines take description, unit amount and tax rate from the price, which must be active and in the invoice currency. The customer must not be deleted: a deleted customer is a 400 `invalid_request` on `customer`, as an archived price is on its line.
          */
         post: operations["createInvoice"];
         delete?: never;
@@ -187,7 +187,7 @@ export interface paths {
         head?: never;
         /**
          * Update a draft invoice
-         * @description Omitted fields keep their values; `items` replaces every line. Changing `currency` drops catalog lines priced in the old currency. 409 `invalid_state` once finalized.
+         * @description Omitted fields keep their values; `items` replaces every line. Changing `currency` drops catalog lines priced in the old currency. A `due_date` that `days_until_due` set moves with `issue_date` (issue date + days); one sent as `due_date` stays. `customer` may not name a deleted customer (400 `invalid_request` on `customer`), but a draft whose customer was deleted later keeps it and can still be finalized. A PATCH that changes nothing (`{}`, or only the values the invoice already has) answers 200 with the invoice as it is: `updated_at` stays, no `invoice.updated` event, no timeline entry. Sending `items` always counts as a change, since every line sent is a new line with a new ID. 409 `invalid_state` once finalized.
          */
         patch: operations["updateInvoice"];
         trace?: never;
@@ -203,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft: assign its number, freeze it, open it
-         * @description Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.
+         * @description Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -752,6 +752,7 @@ export interface components {
             /** @description Null or absent: no discount. */
             discount?: components["schemas"]["DiscountInput"] | null;
         };
+        /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
             /** @description Minor units off the line; at most the line subtotal. */
             amount_off?: number;
@@ -791,6 +792,11 @@ export interface components {
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         };
+        /**
+         * @description No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).
+         * @example {}
+         */
+        FinalizeInvoiceBody: Record<string, never>;
         PayInvoiceBody: {
             /**
              * Format: date
@@ -1127,9 +1133,13 @@ export interface components {
             /** @description round_half_up(amount × tax_rate / 100). */
             tax: number;
         };
+        /** @description Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input. */
         Discount: {
-            amount_off: number | null;
-            percent_off: number | null;
+            /** @description Minor units off the line. */
+            amount_off: number;
+        } | {
+            /** @description Percent off the line: 12.5 means 12.5 percent. */
+            percent_off: number;
         };
         InvoiceSummary: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -3445,7 +3455,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["FinalizeInvoiceBody"];
+            };
+        };
         responses: {
             /** @description The finalized invoice. */
             200: {
@@ -3496,6 +3511,15 @@ export interface operations {
             };
             /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,8 +34,12 @@ export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.0
 /** A calendar date, `YYYY-MM-DD`. */
 export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
 
-/** A monetary amount: an integer in the currency's minor unit, never above Number.MAX_SAFE_INTEGER. */
-export const MinorAmount = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+/**
+ * A monetary amount: an integer in the currency's minor unit, never above Number.MAX_SAFE_INTEGER.
+ * z.int() holds that bound itself (and documents it as `maximum`); repeating it with .max() would
+ * report one value above it twice.
+ */
+export const MinorAmount = z.int().min(0);
 
 /**
  * Treats an empty string as null: the API's way of clearing an optional text field. A value that

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type Response, type WorkspaceClient } from './support/billing-harness.ts';
+import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type Response, type WorkspaceClient } from './support/billing-harness.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const unknownId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
@@ -116,6 +116,21 @@ describe('bad input', () => {
       await expectRefused(() => api.call('POST', '/api/v1/invoices', makeBody()), 400, path);
     });
 
+    it('reports a due date before the issue date on due_date, in words that fit that path', async () => {
+      const refused = await api.call('POST', '/api/v1/invoices', body({ issue_date: '2026-11-05', due_date: '2026-11-01' }));
+      expect(refused.body.errors).toEqual([{ path: 'due_date', message: 'is before the issue date 2026-11-05' }]);
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['a unit_amount', { unit_amount: MAX + 2 }, 'items.0.unit_amount'],
+      ['a quantity', { quantity: MAX + 2 }, 'items.0.quantity'],
+      ['an amount_off', { discount: { amount_off: MAX + 2 } }, 'items.0.discount.amount_off'],
+    ])('%s above MAX_SAFE_INTEGER is one error on its path', async (_name, overrides, path) => {
+      const refused = await api.call('POST', '/api/v1/invoices', body({ items: [item(overrides)] }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ path, message: expect.any(String) }]);
+    });
+
     it.each([
       ['a customer unknown in the workspace', () => body({ customer: unknownId('cus') })],
       ['a price unknown in the workspace', () => body({ items: [{ price: unknownId('price') }] })],
@@ -152,6 +167,15 @@ describe('bad input', () => {
       await expectRefused(() => api.call('PATCH', `/api/v1/invoices/${draft}`, makePatch()), 400, path);
     });
 
+    it('an issue date moved past a due date that was sent → 400 on issue_date, in words that fit that path', async () => {
+      const dated = (await api.call('POST', '/api/v1/invoices', body({ issue_date: '2026-11-01', due_date: '2026-11-10' }))).body.data.id;
+      const before = await state();
+      const refused = await api.call('PATCH', `/api/v1/invoices/${dated}`, { issue_date: '2026-11-12' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([{ path: 'issue_date', message: 'is after the due date 2026-11-10' }]);
+      expect(await state()).toBe(before);
+    });
+
     it('an unknown customer → 404, nothing changed', async () => {
       await expectRefused(() => api.call('PATCH', `/api/v1/invoices/${draft}`, { customer: unknownId('cus') }), 404);
     });
@@ -162,6 +186,22 @@ describe('bad input', () => {
       const draft = (await api.call('POST', '/api/v1/invoices', body({ currency: 'EUR', items: [{ price: eurPrice }] }))).body.data.id;
       await api.call('PATCH', `/api/v1/invoices/${draft}`, { currency: 'GBP' });
       await expectRefused(() => api.call('POST', `/api/v1/invoices/${draft}/finalize`), 400, 'items');
+    });
+
+    it('finalize with a field in its body → 400 naming it, nothing changed; no body, an empty one or {} finalize', async () => {
+      const draft = (await api.call('POST', '/api/v1/invoices', body())).body.data.id;
+      await expectRefused(() => api.call('POST', `/api/v1/invoices/${draft}/finalize`, { x: 1 }), 400, 'x');
+      await expectRefused(() => api.call('POST', `/api/v1/invoices/${draft}/finalize`, ['x']), 400);
+      const finalized = await api.call('POST', `/api/v1/invoices/${draft}/finalize`, {});
+      expect(finalized.body.data).toMatchObject({ status: 'open', number: expect.any(String) });
+      const other = (await api.call('POST', '/api/v1/invoices', body())).body.data.id;
+      const empty = await harness.service.app.inject({
+        method: 'POST',
+        url: `/api/v1/invoices/${other}/finalize`,
+        payload: '',
+        headers: { 'content-type': 'application/json', 'x-internal-token': INTERNAL_TOKEN, 'x-workspace-id': api.workspaceId, 'x-api-key-id': api.keyId },
+      });
+      expect(empty.statusCode, empty.body).toBe(200);
     });
 
     it.each<[string, Record<string, unknown>, string]>([

@@ -19,12 +19,16 @@ export const LINE_DESCRIPTION_MAX = 500;
 export const INVOICE_TEXT_MAX = 5000;
 export const PERCENT_OFF_DECIMALS = 2;
 
-/** A line discount: an amount in minor units or a percentage of the line, never both. */
+/**
+ * A line discount as returned: only the key that is set (decisions.md: "exactly one of"), so a
+ * line read can be sent back as it is. An exclusive union, which the document renders as oneOf.
+ */
 export const Discount = z
-  .object({
-    amount_off: z.int().nullable(),
-    percent_off: z.number().nullable(),
-  })
+  .xor([
+    z.object({ amount_off: MinorAmount.describe('Minor units off the line.') }),
+    z.object({ percent_off: z.number().describe('Percent off the line: 12.5 means 12.5 percent.') }),
+  ])
+  .describe('Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input.')
   .meta({ id: 'Discount' });
 export type Discount = z.infer<typeof Discount>;
 
@@ -42,6 +46,7 @@ export const DiscountInput = z
   .refine((discount) => (discount.amount_off === undefined) !== (discount.percent_off === undefined), {
     message: 'must hold exactly one of amount_off or percent_off',
   })
+  .describe('Exactly one of `amount_off` or `percent_off`, as `discount` is returned.')
   .meta({ id: 'DiscountInput' });
 export type DiscountInput = z.infer<typeof DiscountInput>;
 
@@ -63,7 +68,8 @@ export const InvoiceItemInput = z
     description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX).optional().describe('Required on ad-hoc lines; overrides the product name on catalog lines.'),
     unit_amount: MinorAmount.optional().describe('Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines.'),
     tax_rate: TaxRateInput.optional().describe('Ad-hoc lines only; default 0. Catalog lines take the price’s rate.'),
-    quantity: z.int().min(1).max(Number.MAX_SAFE_INTEGER).default(1).describe('Integer ≥ 1; default 1.'),
+    // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
+    quantity: z.int().min(1).default(1).describe('Integer ≥ 1; default 1.'),
     discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
   })
   .superRefine((item, ctx) => {
@@ -208,6 +214,13 @@ export const UpdateInvoiceBody = z
   .meta({ id: 'UpdateInvoiceBody' });
 export type UpdateInvoiceBody = z.infer<typeof UpdateInvoiceBody>;
 
+/** Finalize takes no fields; the object exists so that a body with fields is refused like anywhere else. */
+export const FinalizeInvoiceBody = z
+  .strictObject({})
+  .describe('No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).')
+  .meta({ id: 'FinalizeInvoiceBody', examples: [{}] });
+export type FinalizeInvoiceBody = z.infer<typeof FinalizeInvoiceBody>;
+
 export const PayInvoiceBody = z
   .strictObject({
     paid_on: CalendarDate.optional().describe('When the payment arrived, not after today; default: now. Stored in `paid_at` (midnight UTC of that date).'),
@@ -272,7 +285,8 @@ export const listInvoices = defineOperation({
 export const createInvoice = defineOperation({
   operationId: 'createInvoice',
   summary: 'Create a draft invoice',
-  description: 'Catalog lines take description, unit amount and tax rate from the price, which must be active and in the invoice currency.',
+  description:
+    'Catalog lines take description, unit amount and tax rate from the price, which must be active and in the invoice currency. The customer must not be deleted: a deleted customer is a 400 `invalid_request` on `customer`, as an archived price is on its line.',
   tag, service, method: 'POST', path: '/api/v1/invoices', scope: 'invoices:write', idempotency: 'required',
   body: CreateInvoiceBody,
   errors: [404],
@@ -291,7 +305,7 @@ export const updateInvoice = defineOperation({
   operationId: 'updateInvoice',
   summary: 'Update a draft invoice',
   description:
-    'Omitted fields keep their values; `items` replaces every line. Changing `currency` drops catalog lines priced in the old currency. 409 `invalid_state` once finalized.',
+    'Omitted fields keep their values; `items` replaces every line. Changing `currency` drops catalog lines priced in the old currency. A `due_date` that `days_until_due` set moves with `issue_date` (issue date + days); one sent as `due_date` stays. `customer` may not name a deleted customer (400 `invalid_request` on `customer`), but a draft whose customer was deleted later keeps it and can still be finalized. A PATCH that changes nothing (`{}`, or only the values the invoice already has) answers 200 with the invoice as it is: `updated_at` stays, no `invoice.updated` event, no timeline entry. Sending `items` always counts as a change, since every line sent is a new line with a new ID. 409 `invalid_state` once finalized.',
   tag, service, method: 'PATCH', path: '/api/v1/invoices/:id', scope: 'invoices:write', idempotency: 'optional',
   params: IdPathParams,
   body: UpdateInvoiceBody,
@@ -311,9 +325,11 @@ export const finalizeInvoice = defineOperation({
   operationId: 'finalizeInvoice',
   summary: 'Finalize a draft: assign its number, freeze it, open it',
   description:
-    'Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
+    'Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
   tag, service, method: 'POST', path: '/api/v1/invoices/:id/finalize', scope: 'invoices:finalize', idempotency: 'required',
   params: IdPathParams,
+  body: FinalizeInvoiceBody,
+  bodyOptional: true,
   responses: { 200: { description: 'The finalized invoice.', schema: dataOf(Invoice) } },
 });
 

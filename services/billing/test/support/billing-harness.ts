@@ -111,6 +111,7 @@ export const catalogSeeder = (harness: BillingHarness, workspaceId: string) => {
     customer: (body: Record<string, unknown> = {}) =>
       harness.catalog.call<{ id: string; name: string }>('POST', '/api/v1/customers', headers, { name: 'Müller GmbH', email: 'billing@mueller.example', address: { line1: 'Straße 5', city: 'Köln', country: 'DE' }, tax_id: 'DE123456789', ...body }),
     updateCustomer: (id: string, body: Record<string, unknown>) => harness.catalog.call('PATCH', `/api/v1/customers/${id}`, headers, body),
+    deleteCustomer: (id: string) => harness.catalog.call('DELETE', `/api/v1/customers/${id}`, headers),
     product: (body: Record<string, unknown> = {}) => harness.catalog.call<{ id: string; name: string }>('POST', '/api/v1/products', headers, { name: 'Consulting hour', ...body }),
     price: (product: string, body: Record<string, unknown> = {}) =>
       harness.catalog.call<{ id: string; unit_amount: number; currency: string; tax_rate: number }>('POST', '/api/v1/prices', headers, { product, unit_amount: 12_000, currency: 'EUR', tax_rate: 19, ...body }),

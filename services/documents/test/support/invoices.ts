@@ -28,10 +28,7 @@ const toLine = (input: LineInput): InvoiceLine => {
     description: input.description,
     quantity,
     unit_amount: input.unit_amount,
-    discount:
-      discount === undefined
-        ? null
-        : { amount_off: 'amount_off' in discount ? discount.amount_off : null, percent_off: 'percent_off' in discount ? discount.percent_off : null },
+    discount: discount ?? null,
     discount_amount: discountAmount,
     tax_rate: taxRate,
     amount,

@@ -11,6 +11,16 @@ export const requireCustomer = async (catalog: CatalogReader, actor: Actor, cust
   return customer;
 };
 
+/**
+ * A deleted customer cannot be put on an invoice, as an archived price cannot go on a new line; a
+ * draft that named it before it was deleted keeps it (and finalizes with it).
+ */
+export const refuseDeletedCustomer = (customer: Customer): void => {
+  if (customer.deleted) {
+    throw invalidRequest('A deleted customer cannot be put on an invoice.', [{ path: 'customer', message: `${customer.id} is deleted and cannot be put on an invoice` }]);
+  }
+};
+
 interface CatalogPrice {
   price: Price;
   productName: string;

@@ -86,8 +86,10 @@ interface DueDates {
 
 /**
  * The due date after a create or PATCH: a `due_date` sent wins (and `days_until_due` is then
- * ignored); else `days_until_due` sets it from the issue date after the change; else it stays.
- * It may not fall before the issue date.
+ * ignored); else `days_until_due`, sent or kept, sets it from the issue date after the change
+ * (decisions.md), so a due date it set moves with the issue date. `daysUntilDue` is non-null
+ * exactly when the due date came from it: sending `due_date`, or `days_until_due: null`, leaves a
+ * due date that stays where it is. It may not fall before the issue date.
  */
 export const dueDatesFor = (
   issueDate: string,
@@ -96,13 +98,27 @@ export const dueDatesFor = (
 ): DueDates => {
   let next = current;
   if (sent.due_date !== undefined) next = { dueDate: sent.due_date, daysUntilDue: null };
-  else if (sent.days_until_due != null) next = { dueDate: addDays(issueDate, sent.days_until_due), daysUntilDue: sent.days_until_due };
   else if (sent.days_until_due === null) next = { ...current, daysUntilDue: null };
+  else {
+    const days = sent.days_until_due ?? current.daysUntilDue;
+    if (days != null) next = { dueDate: addDays(issueDate, days), daysUntilDue: days };
+  }
   if (next.dueDate != null && next.dueDate < issueDate) {
-    throw invalidRequest('due_date may not be before issue_date.', [{ path: sent.due_date !== undefined ? 'due_date' : 'issue_date', message: `is after the due date ${next.dueDate}` }]);
+    // Reported on the field the request moved: a due date sent, or else the issue date.
+    throw invalidRequest(
+      'due_date may not be before issue_date.',
+      sent.due_date !== undefined ? [{ path: 'due_date', message: `is before the issue date ${issueDate}` }] : [{ path: 'issue_date', message: `is after the due date ${next.dueDate}` }],
+    );
   }
   return next;
 };
+
+/** The draft's columns a PATCH would set, the time of the change aside. */
+export type DraftChanges = Partial<Omit<InvoiceRow, 'updatedAt'>>;
+
+/** Whether applying the changes would alter any column: a PATCH of the values already there changes nothing. */
+export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
+  Object.entries(changes).some(([property, value]) => (row[property as keyof InvoiceRow] ?? null) !== (value ?? null));
 
 export const newDraft = (
   workspaceId: string,
@@ -179,12 +195,9 @@ export const assertVoidable = (row: Pick<InvoiceRow, 'status'>): void => {
 
 // Views
 
+// Only the key that is set, the shape `discount` takes on input, so a line read can be sent back.
 const discountView = (row: InvoiceLineRow): Discount | null =>
-  row.discountAmountOff != null
-    ? { amount_off: row.discountAmountOff, percent_off: null }
-    : row.discountPercentOff != null
-      ? { amount_off: null, percent_off: row.discountPercentOff }
-      : null;
+  row.discountAmountOff != null ? { amount_off: row.discountAmountOff } : row.discountPercentOff != null ? { percent_off: row.discountPercentOff } : null;
 
 export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   id: toPublicId('invoiceItem', row.id),

@@ -11,9 +11,9 @@ import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
-import { assertEditable, draftOf, invoiceView, newDraft, priceLines, totalsColumns, dueDatesFor } from './invoice.domain.ts';
+import { assertEditable, changesAnything, draftOf, invoiceView, newDraft, priceLines, totalsColumns, dueDatesFor, type DraftChanges } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
-import { requireCustomer, resolveItems } from './invoice-items.ts';
+import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import { invoiceWrites } from './invoice-writes.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
@@ -41,6 +41,7 @@ export const invoiceService = (deps: InvoiceDeps) => {
         requireCustomer(catalog, actor, body.customer),
         resolveItems(catalog, actor, body.items, currency),
       ]);
+      refuseDeletedCustomer(customer);
       const { rows: lines, totals } = priceLines(row, drafts);
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       const view = invoiceView(row, lines, moment.view);
@@ -88,12 +89,14 @@ export const invoiceService = (deps: InvoiceDeps) => {
           patch.customer !== undefined ? requireCustomer(catalog, actor, patch.customer) : undefined,
           patch.items !== undefined ? resolveItems(catalog, actor, patch.items, currency) : undefined,
         ]);
-        const view = await em.transactional(async (tx) => {
+        const outcome = await em.transactional(async (tx) => {
           const row = await invoices.findForUpdate(tx, actor.workspaceId, id);
           if (!row) throw notFound('invoice', publicId);
           assertEditable(row, 'edited');
           // The items were priced in the currency read before the lock; another PATCH may have changed it since.
           if (currency !== (patch.currency ?? row.currency)) throw new StaleRead();
+          // Checked against the locked row: the customer the draft has already may stay, even deleted.
+          if (customer && patch.customer !== row.customerId) refuseDeletedCustomer(customer);
           const issueDate = patch.issue_date ?? row.issueDate;
           const dates = dueDatesFor(issueDate, patch, { dueDate: row.dueDate ?? null, daysUntilDue: row.daysUntilDue ?? null });
           let lines = await invoices.linesOf(tx, id);
@@ -106,7 +109,7 @@ export const invoiceService = (deps: InvoiceDeps) => {
             await invoices.dropCatalogLines(tx, id);
           }
           const { totals } = computeInvoice(lines.map(draftOf));
-          tx.assign(row, {
+          const changes: DraftChanges = {
             ...(customer && patch.customer !== undefined ? { customerId: patch.customer, customerName: customer.name } : {}),
             currency,
             ...(patch.collection_method !== undefined ? { collectionMethod: patch.collection_method } : {}),
@@ -115,15 +118,18 @@ export const invoiceService = (deps: InvoiceDeps) => {
             ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
             ...(patch.footer !== undefined ? { footer: patch.footer } : {}),
             ...totalsColumns(totals),
-            updatedAt: moment.now,
-          });
+          };
+          // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
+          // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
+          if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };
+          tx.assign(row, { ...changes, updatedAt: moment.now });
           const updated = invoiceView(row, lines, moment.view);
           timeline.add(tx, timelineEntry(row, { type: 'updated' }, actor, moment.now));
           await addBillingEvent(tx, BILLING_SUBJECTS.invoiceUpdated, { object: updated }, actor, moment.now);
-          return updated;
+          return { view: updated, changed: true };
         });
-        announce();
-        return { data: view };
+        if (outcome.changed) announce();
+        return { data: outcome.view };
       }),
 
     remove: async (actor: Actor, publicId: string): Promise<void> => {

@@ -61,6 +61,28 @@ describe('invoice integrity', () => {
     expect(snapshotHashOf(makeInvoice({ customer_snapshot: { name: 'Other', email: null, address, tax_id: null } }))).not.toBe(open);
   });
 
+  it('hashes a line discount in the shape of version 1 (both keys), whichever shape the API shows it in', () => {
+    const line = {
+      id: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887',
+      object: 'invoiceitem' as const,
+      price: null,
+      product: null,
+      description: 'Travel',
+      quantity: 1,
+      unit_amount: 1000,
+      discount_amount: 100,
+      tax_rate: 19,
+      amount: 900,
+      tax: 171,
+    };
+    const withDiscount = (discount: unknown) => makeInvoice({ lines: { object: 'list', data: [{ ...line, discount } as Invoice['lines']['data'][number]] } });
+    // Invoices finalized while responses carried both keys were hashed that way; verify must still match them.
+    expect(snapshotHashOf(withDiscount({ amount_off: 100 }))).toBe(snapshotHashOf(withDiscount({ amount_off: 100, percent_off: null })));
+    expect(snapshotHashOf(withDiscount({ percent_off: 10 }))).toBe(snapshotHashOf(withDiscount({ amount_off: null, percent_off: 10 })));
+    expect(snapshotHashOf(withDiscount({ percent_off: 10 }))).not.toBe(snapshotHashOf(withDiscount({ amount_off: 10 })));
+    expect(snapshotHashOf(withDiscount(null))).not.toBe(snapshotHashOf(withDiscount({ amount_off: 100 })));
+  });
+
   it('chains each snapshot hash onto the previous chain value', () => {
     const first = chainHashOf(GENESIS_CHAIN, 'a'.repeat(64));
     expect(first).toBe(sha256Hex(`${'0'.repeat(64)}${'a'.repeat(64)}`));

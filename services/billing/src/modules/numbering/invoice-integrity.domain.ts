@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Invoice } from '@invoicing/contracts';
+import type { Invoice, InvoiceLine } from '@invoicing/contracts';
 
 /**
  * Tamper evidence for finalized invoices. `snapshot_sha256` hashes the canonical JSON of the
@@ -36,11 +36,20 @@ const FROZEN_FIELDS = [
   'created_at',
 ] as const satisfies readonly (keyof Invoice)[];
 
+/**
+ * A line discount as version 1 hashes it: both keys, the unset one null. Responses now carry only
+ * the key that is set; the hashed shape stays, so invoices finalized before still verify.
+ */
+const hashedDiscount = (discount: InvoiceLine['discount']) =>
+  discount === null
+    ? null
+    : { amount_off: 'amount_off' in discount ? discount.amount_off : null, percent_off: 'percent_off' in discount ? discount.percent_off : null };
+
 /** The frozen part of a finalized invoice, with its lines, as hashed. */
 export const finalizedDocument = (invoice: Invoice) => ({
   version: 1,
   ...Object.fromEntries(FROZEN_FIELDS.map((field) => [field, invoice[field]])),
-  lines: invoice.lines.data,
+  lines: invoice.lines.data.map((line) => ({ ...line, discount: hashedDiscount(line.discount) })),
 });
 
 /** JSON with object keys sorted at every depth and no whitespace: one text per value. */

@@ -109,7 +109,7 @@ export const paperFor = (country: string | null): PaperSize => (country && LETTE
 const discountOf = (line: InvoiceLine, currency: string): string | null => {
   if (line.discount_amount === 0) return null;
   const amount = formatMoney(-line.discount_amount, currency);
-  return line.discount?.percent_off != null ? `${amount} (${formatPercent(line.discount.percent_off)})` : amount;
+  return line.discount && 'percent_off' in line.discount ? `${amount} (${formatPercent(line.discount.percent_off)})` : amount;
 };
 
 /** Tax per rate, in ascending rate order, summed from the lines (each line's tax is rounded on its own). */
