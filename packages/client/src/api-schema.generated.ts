@@ -721,14 +721,14 @@ export interface components {
              * @example 2026-11-22
              */
             issue_date?: string;
-            /** @description Not before issue_date; an empty string or null clears it. */
-            due_date?: "" | (string | null);
+            /** @description Not before issue_date. Trimmed; an empty string or null means no value (on update it clears the field). */
+            due_date?: string | "" | null;
             /** @description 0 to 365: sets due_date = issue_date + days_until_due; ignored when due_date is sent. */
             days_until_due?: number | null;
-            /** @description Null or an empty string leaves it blank. */
-            notes?: "" | (string | null);
-            /** @description Null or an empty string leaves it blank. */
-            footer?: "" | (string | null);
+            /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            notes?: string | null;
+            /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            footer?: string | null;
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         };
@@ -781,14 +781,14 @@ export interface components {
              * @example 2026-11-22
              */
             issue_date?: string;
-            /** @description Not before issue_date; an empty string or null clears it. */
-            due_date?: "" | (string | null);
+            /** @description Not before issue_date. Trimmed; an empty string or null means no value (on update it clears the field). */
+            due_date?: string | "" | null;
             /** @description 0 to 365: sets due_date = issue_date + days_until_due; ignored when due_date is sent. */
             days_until_due?: number | null;
-            /** @description Null or an empty string leaves it blank. */
-            notes?: "" | (string | null);
-            /** @description Null or an empty string leaves it blank. */
-            footer?: "" | (string | null);
+            /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            notes?: string | null;
+            /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            footer?: string | null;
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         };
@@ -804,12 +804,12 @@ export interface components {
              * @example 2026-11-22
              */
             paid_on?: string;
-            /** @description Free text such as a bank transaction ID; not printed on the PDF. */
-            payment_reference?: "" | (string | null);
+            /** @description Free text such as a bank transaction ID; not printed on the PDF. Trimmed; an empty string or null means no value (on update it clears the field). */
+            payment_reference?: string | null;
         };
         VoidInvoiceBody: {
-            /** @description Stored in `void_reason` and shown in the timeline. */
-            reason?: "" | (string | null);
+            /** @description Stored in `void_reason` and shown in the timeline. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
         };
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
@@ -854,7 +854,8 @@ export interface components {
              *     ]
              */
             enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
-            description?: "" | (string | null);
+            /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            description?: string | null;
         };
         UpdateWebhookEndpointBody: {
             /**
@@ -870,8 +871,8 @@ export interface components {
              *     ]
              */
             enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
-            /** @description An empty string or null clears it. */
-            description?: "" | (string | null);
+            /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
+            description?: string | null;
             /**
              * @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events.
              * @enum {string}

@@ -41,15 +41,6 @@ export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
  */
 export const MinorAmount = z.int().min(0);
 
-/**
- * Treats an empty string as null: the API's way of clearing an optional text field. A value that
- * fails is reported with the message of the field's own rule, not a bare "Invalid input".
- */
-export const emptyAsNull = <T extends z.ZodType>(schema: T) =>
-  z.union([z.literal('').transform(() => null), schema.nullable()], {
-    error: (issue) => (issue.code === 'invalid_union' ? issue.errors.at(-1)?.[0]?.message : undefined),
-  });
-
 /** The note every optional text field carries in the reference. */
 export const OPTIONAL_TEXT_RULE = 'Trimmed; an empty string or null means no value (on update it clears the field).';
 

@@ -58,7 +58,7 @@ const toResponses = (operation: Operation): ZodOpenApiResponsesObject => {
 
 /**
  * The first of a request body schema's `examples`, for its media type: the generator drops a
- * schema's examples when it documents the input side of a schema that transforms (`emptyAsNull`,
+ * schema's examples when it documents the input side of a schema that transforms (`optionalText`,
  * defaults), so the reference would show none.
  */
 const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {

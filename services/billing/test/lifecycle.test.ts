@@ -114,6 +114,15 @@ describe('finalize, pay, void', () => {
     expect((await api.call('GET', `/api/v1/invoices/${open.id}`)).body.data.status).toBe('paid');
   });
 
+  it('stores a blank payment reference, void reason and notes as null, like every optional text field', async () => {
+    const blankNotes = await api.call('PATCH', `/api/v1/invoices/${(await draft()).id}`, { notes: '   ', footer: '' });
+    expect(blankNotes.body.data).toMatchObject({ notes: null, footer: null });
+    const paid = await act((await act((await draft()).id, 'finalize')).body.data.id, 'pay', { payment_reference: '  ' });
+    expect(paid.body.data.payment_reference).toBeNull();
+    const voided = await act((await act((await draft()).id, 'finalize')).body.data.id, 'void', { reason: ' \t ' });
+    expect(voided.body.data.void_reason).toBeNull();
+  });
+
   it('pays on a given date (stored in paid_at) but not on a future one', async () => {
     const open = (await act((await draft()).id, 'finalize')).body.data;
     const future = await act(open.id, 'pay', { paid_on: '2026-11-23' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, emptyAsNull, MinorAmount, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -173,7 +173,7 @@ export type Invoice = z.infer<typeof Invoice>;
 export const InvoiceSummary = z.object(invoiceFields).meta({ id: 'InvoiceSummary' });
 export type InvoiceSummary = z.infer<typeof InvoiceSummary>;
 
-const text = emptyAsNull(z.string().max(INVOICE_TEXT_MAX));
+const text = optionalText(INVOICE_TEXT_MAX);
 const items = z
   .array(InvoiceItemInput)
   .min(1, 'needs at least one item')
@@ -184,7 +184,7 @@ const invoiceInputFields = {
   currency: CurrencyCode.optional().describe('Default: the account’s currency. Accepted in any case.'),
   collection_method: CollectionMethod.optional().describe('Default `send_invoice`.'),
   issue_date: CalendarDate.optional().describe('Default: today in the workspace’s time zone.'),
-  due_date: emptyAsNull(CalendarDate).optional().describe('Not before issue_date; an empty string or null clears it.'),
+  due_date: optionalText(10, { format: CalendarDate }).optional().describe(`Not before issue_date. ${OPTIONAL_TEXT_RULE}`),
   days_until_due: z
     .int()
     .min(0)
@@ -192,8 +192,8 @@ const invoiceInputFields = {
     .nullable()
     .optional()
     .describe(`0 to ${DAYS_UNTIL_DUE_MAX}: sets due_date = issue_date + days_until_due; ignored when due_date is sent.`),
-  notes: text.optional().describe('Null or an empty string leaves it blank.'),
-  footer: text.optional().describe('Null or an empty string leaves it blank.'),
+  notes: text.optional().describe(`At most ${INVOICE_TEXT_MAX} characters. ${OPTIONAL_TEXT_RULE}`),
+  footer: text.optional().describe(`At most ${INVOICE_TEXT_MAX} characters. ${OPTIONAL_TEXT_RULE}`),
 };
 
 export const CreateInvoiceBody = z
@@ -224,14 +224,14 @@ export type FinalizeInvoiceBody = z.infer<typeof FinalizeInvoiceBody>;
 export const PayInvoiceBody = z
   .strictObject({
     paid_on: CalendarDate.optional().describe('When the payment arrived, not after today; default: now. Stored in `paid_at` (midnight UTC of that date).'),
-    payment_reference: emptyAsNull(z.string().trim().max(500)).optional().describe('Free text such as a bank transaction ID; not printed on the PDF.'),
+    payment_reference: optionalText(500).optional().describe(`Free text such as a bank transaction ID; not printed on the PDF. ${OPTIONAL_TEXT_RULE}`),
   })
   .meta({ id: 'PayInvoiceBody' });
 export type PayInvoiceBody = z.infer<typeof PayInvoiceBody>;
 
 export const VoidInvoiceBody = z
   .strictObject({
-    reason: emptyAsNull(z.string().trim().max(500)).optional().describe('Stored in `void_reason` and shown in the timeline.'),
+    reason: optionalText(500).optional().describe(`Stored in \`void_reason\` and shown in the timeline. ${OPTIONAL_TEXT_RULE}`),
   })
   .meta({ id: 'VoidInvoiceBody', examples: [{ reason: 'Issued twice by mistake.' }] });
 export type VoidInvoiceBody = z.infer<typeof VoidInvoiceBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, emptyAsNull, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { dataOf, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
@@ -38,7 +38,7 @@ const url = z
   .max(WEBHOOK_URL_MAX)
   .describe('Where events are POSTed: `https`, resolving to a public address (`http` and private addresses only for hosts the operator allows).')
   .meta({ example: 'https://example.com/webhooks/invoicing' });
-const description = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX);
+const description = optionalText(WEBHOOK_DESCRIPTION_MAX).describe(`At most ${WEBHOOK_DESCRIPTION_MAX} characters. ${OPTIONAL_TEXT_RULE}`);
 
 /** A URL that receives the workspace's events, signed per Standard Webhooks. */
 export const WebhookEndpoint = z
@@ -77,7 +77,7 @@ export const CreateWebhookEndpointBody = z
   .strictObject({
     url,
     enabled_events: EnabledEvents,
-    description: emptyAsNull(description).optional(),
+    description: description.optional(),
   })
   .meta({ id: 'CreateWebhookEndpointBody' });
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
@@ -86,7 +86,7 @@ export const UpdateWebhookEndpointBody = z
   .strictObject({
     url: url.optional(),
     enabled_events: EnabledEvents.optional(),
-    description: emptyAsNull(description).optional().describe('An empty string or null clears it.'),
+    description: description.optional(),
     status: WebhookEndpointStatus.optional().describe('`disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events.'),
   })
   .meta({ id: 'UpdateWebhookEndpointBody' });
