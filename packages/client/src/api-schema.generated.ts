@@ -283,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new public link for a finalized invoice
-         * @description Gives the invoice a new `public_url_token` (and `public_url`); the old link answers 404 from then on. The PDF does not change. 409 `invalid_state` on a draft, which has no public link.
+         * @description Takes no body (none, or `{}`). Gives the invoice a new `public_url_token` (and `public_url`); the old link answers 404 from then on. The PDF does not change. 409 `invalid_state` on a draft, which has no public link.
          */
         post: operations["rotateInvoicePublicLink"];
         delete?: never;
@@ -796,7 +796,7 @@ export interface components {
          * @description No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).
          * @example {}
          */
-        FinalizeInvoiceBody: Record<string, never>;
+        NoFieldsBody: Record<string, never>;
         PayInvoiceBody: {
             /**
              * Format: date
@@ -3459,7 +3459,7 @@ export interface operations {
         requestBody?: {
             content: {
                 /** @example {} */
-                "application/json": components["schemas"]["FinalizeInvoiceBody"];
+                "application/json": components["schemas"]["NoFieldsBody"];
             };
         };
         responses: {
@@ -3885,7 +3885,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["NoFieldsBody"];
+            };
+        };
         responses: {
             /** @description The invoice with its new public link. */
             200: {
@@ -3936,6 +3941,15 @@ export interface operations {
             };
             /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

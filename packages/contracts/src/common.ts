@@ -41,6 +41,15 @@ export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
  */
 export const MinorAmount = z.int().min(0);
 
+/**
+ * The body of an action that takes no fields (finalize, rotate a public link): the object exists
+ * so that a body with fields is refused like anywhere else, instead of being ignored.
+ */
+export const NoFieldsBody = z
+  .strictObject({})
+  .describe('No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).')
+  .meta({ id: 'NoFieldsBody', examples: [{}] });
+
 /** The note every optional text field carries in the reference. */
 export const OPTIONAL_TEXT_RULE = 'Trimmed; an empty string or null means no value (on update it clears the field).';
 

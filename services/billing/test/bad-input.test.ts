@@ -204,6 +204,14 @@ describe('bad input', () => {
       expect(empty.statusCode, empty.body).toBe(200);
     });
 
+    it('rotating a public link with a field in its body → 400 naming it, the link unchanged; {} rotates', async () => {
+      const finalized = (await api.call('POST', `/api/v1/invoices/${(await api.call('POST', '/api/v1/invoices', body())).body.data.id}/finalize`)).body.data;
+      await expectRefused(() => api.call('POST', `/api/v1/invoices/${finalized.id}/public_link/rotate`, { token: 'mine' }), 400, 'token');
+      expect((await api.call('GET', `/api/v1/invoices/${finalized.id}`)).body.data.public_url_token).toBe(finalized.public_url_token);
+      const rotated = await api.call('POST', `/api/v1/invoices/${finalized.id}/public_link/rotate`, {});
+      expect(rotated.body.data.public_url_token).not.toBe(finalized.public_url_token);
+    });
+
     it.each<[string, Record<string, unknown>, string]>([
       ['paid_on in another format', { paid_on: '22.11.2026' }, 'paid_on'],
       ['paid_on in the future', { paid_on: '2026-11-23' }, 'paid_on'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -214,12 +214,6 @@ export const UpdateInvoiceBody = z
   .meta({ id: 'UpdateInvoiceBody' });
 export type UpdateInvoiceBody = z.infer<typeof UpdateInvoiceBody>;
 
-/** Finalize takes no fields; the object exists so that a body with fields is refused like anywhere else. */
-export const FinalizeInvoiceBody = z
-  .strictObject({})
-  .describe('No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).')
-  .meta({ id: 'FinalizeInvoiceBody', examples: [{}] });
-export type FinalizeInvoiceBody = z.infer<typeof FinalizeInvoiceBody>;
 
 export const PayInvoiceBody = z
   .strictObject({
@@ -328,7 +322,7 @@ export const finalizeInvoice = defineOperation({
     'Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
   tag, service, method: 'POST', path: '/api/v1/invoices/:id/finalize', scope: 'invoices:finalize', idempotency: 'required',
   params: IdPathParams,
-  body: FinalizeInvoiceBody,
+  body: NoFieldsBody,
   bodyOptional: true,
   responses: { 200: { description: 'The finalized invoice.', schema: dataOf(Invoice) } },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../common.ts';
+import { dataOf, NoFieldsBody } from '../common.ts';
 import { Invoice } from '../billing/invoices.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -27,9 +27,11 @@ export const rotatePublicLink = defineOperation({
   operationId: 'rotateInvoicePublicLink',
   summary: 'Issue a new public link for a finalized invoice',
   description:
-    'Gives the invoice a new `public_url_token` (and `public_url`); the old link answers 404 from then on. The PDF does not change. 409 `invalid_state` on a draft, which has no public link.',
+    'Takes no body (none, or `{}`). Gives the invoice a new `public_url_token` (and `public_url`); the old link answers 404 from then on. The PDF does not change. 409 `invalid_state` on a draft, which has no public link.',
   tag: 'Invoices', service: 'billing', method: 'POST', path: '/api/v1/invoices/:id/public_link/rotate', scope: 'invoices:write', idempotency: 'optional',
   params: IdPathParams,
+  body: NoFieldsBody,
+  bodyOptional: true,
   responses: { 200: { description: 'The invoice with its new public link.', schema: dataOf(Invoice) } },
 });
 
