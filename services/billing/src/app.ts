@@ -1,4 +1,4 @@
-import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { registerAccountRoutes } from './modules/account/account.routes.ts';
 import { accountService } from './modules/account/account.service.ts';
@@ -30,7 +30,8 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
   const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness });
   const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce };
   registerInvoiceRoutes(app, {
-    invoices: invoiceService(invoiceDeps),
+    // Cursors are signed with a key derived from the internal token, which every replica shares.
+    invoices: invoiceService(invoiceDeps, createCursorCodec(internalToken)),
     finalize: finalizeInvoice(invoiceDeps),
     settle: settleInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),

@@ -1,4 +1,4 @@
-import { createServiceApp, loggerOptions, pingDatabase, type Orm } from '@invoicing/service-kit';
+import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, type Orm } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { registerCustomerRoutes } from './modules/customers/customer.routes.ts';
 import { customerService } from './modules/customers/customer.service.ts';
@@ -19,9 +19,11 @@ export interface CatalogDeps {
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock }: CatalogDeps) => {
   const app = createServiceApp({ name: 'catalog', logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
-  registerCustomerRoutes(app, customerService(orm.em, clock));
-  registerProductRoutes(app, productService(orm.em, clock));
-  registerPriceRoutes(app, priceService(orm.em, clock));
+  // Signed with a key derived from the internal token, which every replica shares.
+  const cursors = createCursorCodec(internalToken);
+  registerCustomerRoutes(app, customerService(orm.em, clock, cursors));
+  registerProductRoutes(app, productService(orm.em, clock, cursors));
+  registerPriceRoutes(app, priceService(orm.em, clock, cursors));
   app.addHook('onClose', () => orm.close());
   return app;
 };

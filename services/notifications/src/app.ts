@@ -1,4 +1,4 @@
-import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { registerEndpointRoutes } from './modules/endpoints/endpoint.routes.ts';
 import { endpointService } from './modules/endpoints/endpoint.service.ts';
@@ -24,8 +24,10 @@ export interface NotificationsAppDeps {
 /** The notifications HTTP app: webhook endpoints and the event log. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, policy, secrets, clock, announce, checkReadiness, logger = loggerOptions('notifications', 'silent') }: NotificationsAppDeps) => {
   const app = createServiceApp({ name: 'notifications', logger, internalToken, orm, checkReadiness });
-  registerEndpointRoutes(app, endpointService({ em: orm.em, policy, secrets, clock, announce }));
-  registerEventRoutes(app, eventService({ em: orm.em, announce }));
+  // Signed with a key derived from the internal token, which every replica shares.
+  const cursors = createCursorCodec(internalToken);
+  registerEndpointRoutes(app, endpointService({ em: orm.em, policy, secrets, clock, cursors, announce }));
+  registerEventRoutes(app, eventService({ em: orm.em, cursors, announce }));
   return app;
 };
 

@@ -1,6 +1,6 @@
 import type { Product } from '@invoicing/contracts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startCatalog, type Catalog, type WorkspaceClient } from '../../test/harness.ts';
+import { expectProblem, startCatalog, type Catalog, type WorkspaceClient } from '../../test/harness.ts';
 
 let catalog: Catalog;
 beforeAll(async () => {
@@ -62,4 +62,40 @@ describe('keyset pages', () => {
       expect(seen).toEqual(existing);
     },
   );
+});
+
+describe('cursors', () => {
+  /** A workspace with two rows in `resource`, and the cursor of its first one-row page. */
+  const firstCursorOf = async (resource: string, makeCreator: (client: WorkspaceClient) => Promise<(n: number) => Promise<string>>) => {
+    const client = catalog.workspace();
+    const create = await makeCreator(client);
+    await create(1);
+    await create(2);
+    const first = (await client.get(`/api/v1/${resource}?limit=1`)).json<Page>();
+    expect(first.next_cursor).toEqual(expect.any(String));
+    return { client, first, cursor: first.next_cursor! };
+  };
+
+  it.each(resources)('%s: a cursor is accepted only by the list and workspace that issued it', async (resource, makeCreator) => {
+    const { client, cursor } = await firstCursorOf(resource, makeCreator);
+    expect((await client.get(`/api/v1/${resource}?limit=1&cursor=${cursor}`)).statusCode).toBe(200);
+
+    for (const [other] of resources.filter(([name]) => name !== resource)) {
+      expectProblem(await client.get(`/api/v1/${other}?cursor=${cursor}`), 400, 'invalid_request', ['cursor']);
+    }
+    expectProblem(await catalog.workspace().get(`/api/v1/${resource}?cursor=${cursor}`), 400, 'invalid_request', ['cursor']);
+  });
+
+  it.each(resources)('%s: a cursor made by hand, or altered, is refused', async (resource, makeCreator) => {
+    const { client, first, cursor } = await firstCursorOf(resource, makeCreator);
+    const [{ id, created }] = first.data as [Page['data'][number]];
+    const uuid = id.slice(id.indexOf('_') + 1).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+    // The issued cursor's own position, unsigned, as cursors once were.
+    const handMade = Buffer.from(JSON.stringify([created, uuid])).toString('base64url');
+    const [, tag] = cursor.split('.');
+    const earlier = Buffer.from(JSON.stringify(['2000-01-01T00:00:00.000Z', uuid])).toString('base64url');
+    for (const forged of [handMade, `${earlier}.${tag}`, `${handMade}.${'A'.repeat(tag!.length)}`, cursor.slice(0, -2)]) {
+      expectProblem(await client.get(`/api/v1/${resource}?cursor=${forged}`), 400, 'invalid_request', ['cursor']);
+    }
+  });
 });

@@ -5,7 +5,7 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { notFound, positionOf, toPage } from '@invoicing/service-kit';
+import { notFound, type CursorCodec } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
@@ -26,7 +26,7 @@ const createdBound = (value: string | undefined, end: 'start' | 'end'): Date | u
 };
 
 /** Drafts and reads: create, list, retrieve, PATCH, delete, timeline. */
-export const invoiceService = (deps: InvoiceDeps) => {
+export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const { em, catalog, announce } = deps;
   const invoices = invoiceRepository(em);
   const writes = invoiceWrites();
@@ -61,9 +61,10 @@ export const invoiceService = (deps: InvoiceDeps) => {
         createdUntil: createdBound(query['created[lte]'], 'end'),
         today: moment.local.date,
       };
-      const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, positionOf(query.cursor), query.limit);
+      const pages = cursors.forList('invoices', actor.workspaceId);
+      const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, pages.positionOf(query.cursor), query.limit);
       const lines = await invoices.linesOfEach(rows.slice(0, query.limit).map((row) => row.id));
-      return toPage(
+      return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
         query.limit,
         ({ row }) => invoiceView(row, lines.get(row.id) ?? [], moment.view),
@@ -149,8 +150,10 @@ export const invoiceService = (deps: InvoiceDeps) => {
     timeline: async (actor: Actor, publicId: string, query: z.output<typeof PageQuery>) => {
       const id = invoiceIdOf(publicId);
       if (!(await invoices.findInWorkspace(actor.workspaceId, id))) throw notFound('invoice', publicId);
-      const rows = await timeline.pageOldestFirst(id, positionOf(query.cursor), query.limit);
-      return toPage(
+      // Bound to this invoice too: another invoice's timeline is another list.
+      const pages = cursors.forList(`invoices/${id}/timeline`, actor.workspaceId);
+      const rows = await timeline.pageOldestFirst(id, pages.positionOf(query.cursor), query.limit);
+      return pages.toPage(
         rows.map((row) => ({ row, created: row.occurredAt, id: row.id })),
         query.limit,
         ({ row }) => timelineView(row),

@@ -1,5 +1,5 @@
 import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
-import { positionOf, toPage } from '@invoicing/service-kit';
+import type { CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -7,7 +7,7 @@ import { archivedCustomer, customerChanges, customerView, newCustomer } from './
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 import { customerRepository } from './customer.repository.ts';
 
-export const customerService = (em: EntityManager, clock: Clock) => {
+export const customerService = (em: EntityManager, clock: Clock, cursors: CursorCodec) => {
   const customers = customerRepository(em);
 
   const changeCustomer = async (workspaceId: string, publicId: string, change: (row: CustomerRow) => Partial<CustomerRow>) => ({
@@ -17,8 +17,9 @@ export const customerService = (em: EntityManager, clock: Clock) => {
   return {
     list: async (workspaceId: string, query: ListCustomersQuery) => {
       const filter = { q: query.q, includeDeleted: query.include_deleted };
-      const rows = await customers.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
-      return toPage(rows, query.limit, customerView);
+      const pages = cursors.forList('customers', workspaceId);
+      const rows = await customers.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
+      return pages.toPage(rows, query.limit, customerView);
     },
 
     create: async (workspaceId: string, body: CreateCustomerBody) => {

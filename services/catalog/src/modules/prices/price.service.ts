@@ -1,5 +1,5 @@
 import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
-import { notFound, positionOf, toPage } from '@invoicing/service-kit';
+import { notFound, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -8,7 +8,7 @@ import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 import { priceRepository } from './price.repository.ts';
 
-export const priceService = (em: EntityManager, clock: Clock) => {
+export const priceService = (em: EntityManager, clock: Clock, cursors: CursorCodec) => {
   const prices = priceRepository(em);
   const products = productRepository(em);
 
@@ -19,8 +19,9 @@ export const priceService = (em: EntityManager, clock: Clock) => {
   return {
     list: async (workspaceId: string, query: ListPricesQuery) => {
       const filter = { productId: query.product, active: query.active, currency: query.currency, type: query.type };
-      const rows = await prices.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
-      return toPage(rows, query.limit, priceView);
+      const pages = cursors.forList('prices', workspaceId);
+      const rows = await prices.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
+      return pages.toPage(rows, query.limit, priceView);
     },
 
     create: async (workspaceId: string, body: CreatePriceBody) => {

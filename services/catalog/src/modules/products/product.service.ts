@@ -1,5 +1,5 @@
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
-import { positionOf, toPage } from '@invoicing/service-kit';
+import type { CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -7,7 +7,7 @@ import { ARCHIVE, newProduct, productChanges, productPatch, productView, type Ed
 import { ProductEntity } from './product.entity.ts';
 import { productRepository } from './product.repository.ts';
 
-export const productService = (em: EntityManager, clock: Clock) => {
+export const productService = (em: EntityManager, clock: Clock, cursors: CursorCodec) => {
   const products = productRepository(em);
 
   const changeProduct = async (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) => ({
@@ -17,8 +17,9 @@ export const productService = (em: EntityManager, clock: Clock) => {
   return {
     list: async (workspaceId: string, query: ListProductsQuery) => {
       const filter = { q: query.q, active: query.active };
-      const rows = await products.pageNewestFirstQuery(workspaceId, filter, positionOf(query.cursor), query.limit).getResultList();
-      return toPage(rows, query.limit, productView);
+      const pages = cursors.forList('products', workspaceId);
+      const rows = await products.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
+      return pages.toPage(rows, query.limit, productView);
     },
 
     create: async (workspaceId: string, body: CreateProductBody) => {

@@ -1,11 +1,11 @@
 import type { CreateWebhookEndpointBody, PageQuery, ReplayWebhookEventsBody, UpdateWebhookEndpointBody } from '@invoicing/contracts';
 import { toPublicId } from '@invoicing/contracts';
-import { invalidRequest, invalidState, newId, toPage } from '@invoicing/service-kit';
+import { invalidRequest, invalidState, newId, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { AddressNotAllowedError, type AddressPolicy } from '../../shared/address-policy.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { positionOf, timeBound } from '../../shared/listing.ts';
+import { timeBound } from '../../shared/listing.ts';
 import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
@@ -18,12 +18,13 @@ export interface EndpointServiceDeps {
   policy: AddressPolicy;
   secrets: SecretBox;
   clock: Clock;
+  cursors: CursorCodec;
   /** Called after a commit that queued deliveries. */
   announce: () => void;
 }
 
 /** Webhook endpoints: CRUD, secret rotation and replay. */
-export const endpointService = ({ em, policy, secrets, clock, announce }: EndpointServiceDeps) => {
+export const endpointService = ({ em, policy, secrets, clock, cursors, announce }: EndpointServiceDeps) => {
   const endpoints = endpointRepository(em);
 
   const refuseUnreachableUrl = async (url: string): Promise<void> => {
@@ -43,8 +44,9 @@ export const endpointService = ({ em, policy, secrets, clock, announce }: Endpoi
 
   return {
     list: async (workspaceId: string, query: z.output<typeof PageQuery>) => {
-      const rows = await endpoints.pageNewestFirst(workspaceId, positionOf(query.cursor), query.limit);
-      return toPage(rows, query.limit, endpointView);
+      const pages = cursors.forList('webhook_endpoints', workspaceId);
+      const rows = await endpoints.pageNewestFirst(workspaceId, pages.positionOf(query.cursor), query.limit);
+      return pages.toPage(rows, query.limit, endpointView);
     },
 
     create: async (workspaceId: string, body: CreateWebhookEndpointBody) => {

@@ -1,9 +1,9 @@
 import { toPublicId, type ListEventsQuery, type PageQuery, type RedeliverEventBody, type WebhookEventType } from '@invoicing/contracts';
-import { invalidState, notFound, toPage } from '@invoicing/service-kit';
+import { invalidState, notFound, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { loadByPublicId } from '../../shared/load-by-public-id.ts';
-import { positionOf, timeBound } from '../../shared/listing.ts';
+import { timeBound } from '../../shared/listing.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointRepository } from '../endpoints/endpoint.repository.ts';
 import { attemptView, eventView } from './event.domain.ts';
@@ -11,6 +11,7 @@ import { eventRepository } from './event.repository.ts';
 
 export interface EventServiceDeps {
   em: EntityManager;
+  cursors: CursorCodec;
   /** Called after a commit that queued deliveries. */
   announce: () => void;
 }
@@ -26,23 +27,26 @@ const recipientsOf = async (tx: EntityManager, workspaceId: string, type: Webhoo
 };
 
 /** The event log: list, retrieve, the attempts of an event, and sending it again. */
-export const eventService = ({ em, announce }: EventServiceDeps) => {
+export const eventService = ({ em, cursors, announce }: EventServiceDeps) => {
   const events = eventRepository(em);
   const findEvent = (workspaceId: string, publicId: string) => loadByPublicId('event', publicId, (id) => events.findInWorkspace(workspaceId, id));
 
   return {
     list: async (workspaceId: string, query: ListEventsQuery) => {
       const filter = { type: query.type, createdFrom: timeBound(query['created[gte]'], 'start'), createdUntil: timeBound(query['created[lte]'], 'end') };
-      const rows = await events.pageNewestFirst(workspaceId, filter, positionOf(query.cursor), query.limit);
-      return toPage(rows, query.limit, eventView);
+      const pages = cursors.forList('events', workspaceId);
+      const rows = await events.pageNewestFirst(workspaceId, filter, pages.positionOf(query.cursor), query.limit);
+      return pages.toPage(rows, query.limit, eventView);
     },
 
     retrieve: async (workspaceId: string, publicId: string) => ({ data: eventView(await findEvent(workspaceId, publicId)) }),
 
     deliveries: async (workspaceId: string, publicId: string, query: z.output<typeof PageQuery>) => {
       const event = await findEvent(workspaceId, publicId);
-      const rows = await events.attemptsNewestFirst(event.id, positionOf(query.cursor), query.limit);
-      return toPage(
+      // Bound to this event too: another event's attempts are another list.
+      const pages = cursors.forList(`events/${event.id}/deliveries`, workspaceId);
+      const rows = await events.attemptsNewestFirst(event.id, pages.positionOf(query.cursor), query.limit);
+      return pages.toPage(
         rows.map((row) => ({ row, created: row.attemptedAt, id: row.id })),
         query.limit,
         ({ row }) => attemptView(row),
