@@ -46,3 +46,34 @@ export const measure = async ({ url, headers, load, durationSeconds, warmupSecon
   }
   return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 };
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/**
+ * Measures several targets under one load, in turn, for `rounds` rounds (A B C, A B C, ...), and
+ * gives each target the median of its rounds: a machine whose speed drifts during the run (other
+ * tenants, a checkpoint) then weighs on every target alike, and one bad stretch moves no figure.
+ */
+export const measureSideBySide = async <Name extends string>(
+  targets: Readonly<Record<Name, { url: string; headers: Record<string, string> }>>,
+  options: Omit<MeasureOptions, 'url' | 'headers'> & { rounds: number; onMeasure?: (name: Name, round: number) => void },
+): Promise<Record<Name, Measurement>> => {
+  const names = Object.keys(targets) as Name[];
+  const samples = new Map<Name, Measurement[]>(names.map((name) => [name, []]));
+  for (let round = 1; round <= options.rounds; round += 1) {
+    for (const name of names) {
+      options.onMeasure?.(name, round);
+      samples.get(name)!.push(await measure({ ...targets[name], load: options.load, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds }));
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => {
+      const taken = samples.get(name)!;
+      return [name, { requestsPerSecond: median(taken.map((m) => m.requestsPerSecond)), p50: median(taken.map((m) => m.p50)), p99: median(taken.map((m) => m.p99)) }];
+    }),
+  ) as Record<Name, Measurement>;
+};

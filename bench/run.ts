@@ -90,6 +90,7 @@ const main = async (): Promise<number> => {
         mintKey: (workspace, scopes) => mintApiKey(databaseUrl, workspace, scopes, inherited),
         durationSeconds: settings.BENCH_DURATION_S,
         warmupSeconds: settings.BENCH_WARMUP_S,
+        rounds: settings.BENCH_ROUNDS,
         progress: (text) => say(`  ${section.name}: ${text}`),
       });
       say(`\n${renderTable(table)}\n`);

@@ -12,6 +12,8 @@ export interface BenchContext {
   mintKey: (workspace: string, scopes: string) => Promise<MintedKey>;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Rounds of a side-by-side comparison: its targets measured in turn, each round, so drift on the machine hits them alike. */
+  rounds: number;
   /** Progress lines, so a long run shows where it is. */
   progress: (text: string) => void;
 }

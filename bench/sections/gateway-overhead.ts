@@ -1,7 +1,7 @@
 import { parsePublicId } from '@invoicing/contracts';
 import { INTERNAL_HEADERS } from '@invoicing/service-kit/internal-headers';
 import { startBareHop } from '../bare-hop-process.ts';
-import { measure, STANDARD_LOADS, type Measurement } from '../measure.ts';
+import { measureSideBySide, STANDARD_LOADS, type Measurement } from '../measure.ts';
 import type { BenchContext, BenchSection } from '../section.ts';
 
 /** The issue's targets for a database-backed read through the gateway, against catalog directly. */
@@ -12,6 +12,7 @@ const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
 const signedMs = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)} ms`;
 const summary = ({ requestsPerSecond, p50, p99 }: Measurement) => `${perSecond(requestsPerSecond)} (${p50}/${p99} ms)`;
 const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
+const LABELS = { direct: 'catalog directly', bare: 'through the bare hop', gateway: 'through the gateway' } as const;
 
 const seedCustomer = async (context: BenchContext, key: string): Promise<string> => {
   const response = await fetch(`${context.gatewayUrl}/api/v1/customers`, {
@@ -71,13 +72,16 @@ export const gatewayOverhead: BenchSection = {
 
       const rows: string[][] = [];
       for (const load of STANDARD_LOADS) {
-        const timing = { load, durationSeconds: context.durationSeconds, warmupSeconds: context.warmupSeconds };
-        context.progress(`${load.label}: catalog directly`);
-        const direct = await measure({ ...targets.direct, ...timing });
-        context.progress(`${load.label}: through the bare hop`);
-        const bare = await measure({ ...targets.bareHop, ...timing });
-        context.progress(`${load.label}: through the gateway`);
-        const gateway = await measure({ ...targets.gateway, ...timing });
+        const { direct, bare, gateway } = await measureSideBySide(
+          { direct: targets.direct, bare: targets.bareHop, gateway: targets.gateway },
+          {
+            load,
+            durationSeconds: context.durationSeconds,
+            warmupSeconds: context.warmupSeconds,
+            rounds: context.rounds,
+            onMeasure: (name, round) => context.progress(`${load.label}: ${LABELS[name]}, round ${round} of ${context.rounds}`),
+          },
+        );
         const ratio = gateway.requestsPerSecond / direct.requestsPerSecond;
         const addedP50 = gateway.p50 - direct.p50;
         const addedP99 = gateway.p99 - direct.p99;
@@ -93,13 +97,13 @@ export const gatewayOverhead: BenchSection = {
         ]);
       }
       return {
-        title: `GET /api/v1/customers/:id: catalog directly, through a bare hop and through the gateway (${context.durationSeconds} s each after ${context.warmupSeconds} s warm-up)`,
+        title: `GET /api/v1/customers/:id: catalog directly, through a bare hop and through the gateway (medians of ${context.rounds} alternating rounds of ${context.durationSeconds} s each after ${context.warmupSeconds} s warm-up)`,
         columns: ['load', 'direct req/s (p50/p99)', 'bare hop req/s (p50/p99)', 'gateway req/s (p50/p99)', 'gateway/direct', 'added p50', 'added p99', 'bare hop: of direct, added p50 / p99'],
         rows,
         notes: [
           `Targets: gateway/direct throughput >= ${TARGETS.minThroughputRatio * 100}%, added p50 <= ${TARGETS.maxAddedP50Ms} ms, added p99 <= ${TARGETS.maxAddedP99Ms} ms.`,
           'The bare hop is node:http plus one undici pool in its own process, adding the internal headers and nothing else (bench/bare-hop.ts): the least any proxy process costs on this machine, for scale.',
-          'Every load saturates the machine, so latency there is connections / throughput (Little\'s law): the added p50 follows from the throughput ratio.',
+          'Under a load that saturates the machine, latency is connections / throughput (Little\'s law): the added p50 then follows from the throughput ratio.',
           'Latencies come from autocannon, in whole milliseconds; the load generator shares the machine with the services and PostgreSQL.',
         ],
       };
