@@ -190,111 +190,88 @@ describe('drafts', () => {
       next_cursor: null,
     });
   });
-});
 
-describe('drafts: rules from the spec audit', () => {
-  let harness: BillingHarness;
-  let api: WorkspaceClient;
-  let seed: ReturnType<typeof catalogSeeder>;
-  let customer: { id: string; name: string };
-  let price: { id: string };
+  describe('rules from the spec audit', () => {
+    const patch = (id: string, body: Record<string, unknown>) => api.call('PATCH', `/api/v1/invoices/${id}`, body);
+    const eventsOf = async (id: string) =>
+      (await harness.sql<{ subject: string }>(`select subject from billing.outbox where envelope->'data'->'object'->>'id' = ? order by created_at, id`, [id])).map((row) => row.subject);
+    const timelineOf = async (id: string) => (await api.call('GET', `/api/v1/invoices/${id}/timeline`)).body.data.map((entry: { type: string }) => entry.type);
 
-  const createDraft = async (body: Record<string, unknown> = {}) => {
-    const response = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'Travel', unit_amount: 10_000 }], ...body });
-    expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body.data;
-  };
-  const patch = (id: string, body: Record<string, unknown>) => api.call('PATCH', `/api/v1/invoices/${id}`, body);
-  const eventsOf = async (id: string) =>
-    (await harness.sql<{ subject: string }>(`select subject from billing.outbox where envelope->'data'->'object'->>'id' = ? order by created_at, id`, [id])).map((row) => row.subject);
-  const timelineOf = async (id: string) => (await api.call('GET', `/api/v1/invoices/${id}/timeline`)).body.data.map((entry: { type: string }) => entry.type);
-
-  beforeAll(async () => {
-    harness = await startBillingHarness();
-    api = workspaceClient(harness.service);
-    seed = catalogSeeder(harness, api.workspaceId);
-    customer = await seed.customer();
-    await api.call('PATCH', '/api/v1/account', { default_currency: 'EUR' });
-    price = await seed.price((await seed.product({ name: 'Design workshop' })).id, { unit_amount: 50_000, currency: 'EUR', tax_rate: 19 });
-  });
-  afterAll(async () => {
-    await harness?.close();
-  });
-
-  it('takes back the lines it returned: PATCH items with the lines as read gives the same lines and totals', async () => {
-    const draft = await createDraft({
-      items: [
-        { description: 'Travel', unit_amount: 12_345, quantity: 2, discount: { amount_off: 345 }, tax_rate: 7 },
-        { price: price.id, quantity: 3, discount: { percent_off: 12.5 } },
-        { price: price.id, description: 'Workshop, day two' },
-      ],
+    it('takes back the lines it returned: PATCH items with the lines as read gives the same lines and totals', async () => {
+      const draft = await createDraft({
+        items: [
+          { description: 'Travel', unit_amount: 12_345, quantity: 2, discount: { amount_off: 345 }, tax_rate: 7 },
+          { price: price.id, quantity: 3, discount: { percent_off: 12.5 } },
+          { price: price.id, description: 'Workshop, day two' },
+        ],
+      });
+      const read = (await api.call('GET', `/api/v1/invoices/${draft.id}`)).body.data;
+      // Everything a client may send back: a catalog line takes amount and tax rate from its price.
+      const items = read.lines.data.map(({ price: linePrice, description, quantity, unit_amount, tax_rate, discount }: Record<string, unknown>) =>
+        linePrice ? { price: linePrice, description, quantity, discount } : { description, quantity, unit_amount, tax_rate, discount },
+      );
+      const resent = await patch(draft.id, { items });
+      expect(resent.status, JSON.stringify(resent.body)).toBe(200);
+      const totals = ({ subtotal, discount_total, taxable_amount, tax_total, total }: Record<string, unknown>) => ({ subtotal, discount_total, taxable_amount, tax_total, total });
+      expect(totals(resent.body.data)).toEqual(totals(read));
+      const withoutIds = (lines: { id: string }[]) => lines.map(({ id: _, ...line }) => line);
+      expect(withoutIds(resent.body.data.lines.data)).toEqual(withoutIds(read.lines.data));
     });
-    const read = (await api.call('GET', `/api/v1/invoices/${draft.id}`)).body.data;
-    // Everything a client may send back: a catalog line takes amount and tax rate from its price.
-    const items = read.lines.data.map(({ price: linePrice, description, quantity, unit_amount, tax_rate, discount }: Record<string, unknown>) =>
-      linePrice ? { price: linePrice, description, quantity, discount } : { description, quantity, unit_amount, tax_rate, discount },
-    );
-    const resent = await patch(draft.id, { items });
-    expect(resent.status, JSON.stringify(resent.body)).toBe(200);
-    const totals = ({ subtotal, discount_total, taxable_amount, tax_total, total }: Record<string, unknown>) => ({ subtotal, discount_total, taxable_amount, tax_total, total });
-    expect(totals(resent.body.data)).toEqual(totals(read));
-    const withoutIds = (lines: { id: string }[]) => lines.map(({ id: _, ...line }) => line);
-    expect(withoutIds(resent.body.data.lines.data)).toEqual(withoutIds(read.lines.data));
-  });
 
-  it('moves a due date that days_until_due set when the issue date changes alone, and keeps one that was sent', async () => {
-    const derived = await createDraft({ issue_date: '2026-11-01', days_until_due: 10 });
-    expect(derived).toMatchObject({ due_date: '2026-11-11', days_until_due: 10 });
-    expect((await patch(derived.id, { issue_date: '2026-11-05' })).body.data).toMatchObject({ issue_date: '2026-11-05', due_date: '2026-11-15', days_until_due: 10 });
+    it('moves a due date that days_until_due set when the issue date changes alone, and keeps one that was sent', async () => {
+      const derived = await createDraft({ issue_date: '2026-11-01', days_until_due: 10 });
+      expect(derived).toMatchObject({ due_date: '2026-11-11', days_until_due: 10 });
+      expect((await patch(derived.id, { issue_date: '2026-11-05' })).body.data).toMatchObject({ issue_date: '2026-11-05', due_date: '2026-11-15', days_until_due: 10 });
 
-    const explicit = await createDraft({ issue_date: '2026-11-01', due_date: '2026-12-01' });
-    expect((await patch(explicit.id, { issue_date: '2026-11-05' })).body.data).toMatchObject({ issue_date: '2026-11-05', due_date: '2026-12-01', days_until_due: null });
+      const explicit = await createDraft({ issue_date: '2026-11-01', due_date: '2026-12-01' });
+      expect((await patch(explicit.id, { issue_date: '2026-11-05' })).body.data).toMatchObject({ issue_date: '2026-11-05', due_date: '2026-12-01', days_until_due: null });
 
-    // Clearing days_until_due keeps the date it set, which from then on stays where it is.
-    expect((await patch(derived.id, { days_until_due: null })).body.data).toMatchObject({ due_date: '2026-11-15', days_until_due: null });
-    expect((await patch(derived.id, { issue_date: '2026-11-08' })).body.data).toMatchObject({ issue_date: '2026-11-08', due_date: '2026-11-15', days_until_due: null });
-  });
+      // Clearing days_until_due keeps the date it set, which from then on stays where it is.
+      expect((await patch(derived.id, { days_until_due: null })).body.data).toMatchObject({ due_date: '2026-11-15', days_until_due: null });
+      expect((await patch(derived.id, { issue_date: '2026-11-08' })).body.data).toMatchObject({ issue_date: '2026-11-08', due_date: '2026-11-15', days_until_due: null });
+    });
 
-  it('answers a PATCH that changes nothing with the invoice as it is: updated_at, events and timeline untouched', async () => {
-    const draft = await createDraft({ notes: 'As agreed', issue_date: '2026-11-01', days_until_due: 10 });
-    harness.clock.advance(60_000);
-    try {
-      for (const body of [{}, { notes: 'As agreed', currency: 'eur', customer: customer.id, issue_date: '2026-11-01', days_until_due: 10, footer: null }]) {
-        const response = await patch(draft.id, body);
-        expect(response.status, JSON.stringify(response.body)).toBe(200);
-        expect(response.body.data).toEqual(draft);
+    it('answers a PATCH that changes nothing with the invoice as it is: updated_at, events and timeline untouched', async () => {
+      const draft = await createDraft({ notes: 'As agreed', issue_date: '2026-11-01', days_until_due: 10 });
+      harness.clock.advance(60_000);
+      try {
+        for (const body of [{}, { notes: 'As agreed', currency: 'eur', customer: customer.id, issue_date: '2026-11-01', days_until_due: 10, footer: null }]) {
+          const response = await patch(draft.id, body);
+          expect(response.status, JSON.stringify(response.body)).toBe(200);
+          expect(response.body.data).toEqual(draft);
+        }
+        expect((await api.call('GET', `/api/v1/invoices/${draft.id}`)).body.data).toEqual(draft);
+        expect(await eventsOf(draft.id)).toEqual(['billing.invoice.created']);
+        expect(await timelineOf(draft.id)).toEqual(['created']);
+
+        // `items` always makes new lines (new ids), so it is a change even when the lines look the same.
+        const sameLines = await patch(draft.id, { items: [{ description: 'Travel', unit_amount: 10_000 }] });
+        expect(sameLines.body.data.updated_at).toBe('2026-11-22T10:01:00.000Z');
+        expect(sameLines.body.data.lines.data[0].id).not.toBe(draft.lines.data[0].id);
+        expect(await eventsOf(draft.id)).toEqual(['billing.invoice.created', 'billing.invoice.updated']);
+        expect(await timelineOf(draft.id)).toEqual(['created', 'updated']);
+      } finally {
+        harness.clock.set('2026-11-22T10:00:00.000Z');
       }
-      expect((await api.call('GET', `/api/v1/invoices/${draft.id}`)).body.data).toEqual(draft);
-      expect(await eventsOf(draft.id)).toEqual(['billing.invoice.created']);
-      expect(await timelineOf(draft.id)).toEqual(['created']);
+    });
 
-      // `items` always makes new lines (new ids), so it is a change even when the lines look the same.
-      const sameLines = await patch(draft.id, { items: [{ description: 'Travel', unit_amount: 10_000 }] });
-      expect(sameLines.body.data.updated_at).toBe('2026-11-22T10:01:00.000Z');
-      expect(sameLines.body.data.lines.data[0].id).not.toBe(draft.lines.data[0].id);
-      expect(await eventsOf(draft.id)).toEqual(['billing.invoice.created', 'billing.invoice.updated']);
-      expect(await timelineOf(draft.id)).toEqual(['created', 'updated']);
-    } finally {
-      harness.clock.set('2026-11-22T10:00:00.000Z');
-    }
-  });
+    it('refuses a deleted customer on a new invoice and as a draft’s new customer; a draft that has one keeps it and finalizes', async () => {
+      const leaving = await seed.customer({ name: 'Gone Ltd' });
+      const theirs = await createDraft({ customer: leaving.id });
+      const other = await createDraft();
+      await seed.deleteCustomer(leaving.id);
 
-  it('refuses a deleted customer on a new invoice and as a draft’s new customer; a draft that has one keeps it and finalizes', async () => {
-    const leaving = await seed.customer({ name: 'Gone Ltd' });
-    const theirs = await createDraft({ customer: leaving.id });
-    const other = await createDraft();
-    await seed.deleteCustomer(leaving.id);
+      const created = await api.call('POST', '/api/v1/invoices', { customer: leaving.id, items: [{ description: 'x', unit_amount: 1 }] });
+      expect(created).toMatchObject({ status: 400, body: { code: 'invalid_request', errors: [{ path: 'customer', message: expect.stringContaining('is deleted') }] } });
+      const moved = await patch(other.id, { customer: leaving.id });
+      expect(moved).toMatchObject({ status: 400, body: { code: 'invalid_request', errors: [{ path: 'customer', message: expect.stringContaining('is deleted') }] } });
+      expect((await api.call('GET', `/api/v1/invoices/${other.id}`)).body.data.customer).toBe(customer.id);
 
-    const created = await api.call('POST', '/api/v1/invoices', { customer: leaving.id, items: [{ description: 'x', unit_amount: 1 }] });
-    expect(created).toMatchObject({ status: 400, body: { code: 'invalid_request', errors: [{ path: 'customer', message: expect.stringContaining('is deleted') }] } });
-    const moved = await patch(other.id, { customer: leaving.id });
-    expect(moved).toMatchObject({ status: 400, body: { code: 'invalid_request', errors: [{ path: 'customer', message: expect.stringContaining('is deleted') }] } });
-    expect((await api.call('GET', `/api/v1/invoices/${other.id}`)).body.data.customer).toBe(customer.id);
-
-    expect(await patch(theirs.id, { notes: 'still theirs' })).toMatchObject({ status: 200, body: { data: { customer: leaving.id, notes: 'still theirs' } } });
-    expect(await patch(theirs.id, { customer: leaving.id })).toMatchObject({ status: 200, body: { data: { customer: leaving.id } } });
-    const finalized = await api.call('POST', `/api/v1/invoices/${theirs.id}/finalize`);
-    expect(finalized).toMatchObject({ status: 200, body: { data: { status: 'open', customer: leaving.id, customer_snapshot: { name: 'Gone Ltd' } } } });
+      expect(await patch(theirs.id, { notes: 'still theirs' })).toMatchObject({ status: 200, body: { data: { customer: leaving.id, notes: 'still theirs' } } });
+      expect(await patch(theirs.id, { customer: leaving.id })).toMatchObject({ status: 200, body: { data: { customer: leaving.id } } });
+      const finalized = await api.call('POST', `/api/v1/invoices/${theirs.id}/finalize`);
+      expect(finalized).toMatchObject({ status: 200, body: { data: { status: 'open', customer: leaving.id, customer_snapshot: { name: 'Gone Ltd' } } } });
+    });
   });
 });
 
