@@ -75,7 +75,13 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preHandler = [guardWrite, ...[route.preHandler ?? []].flat()];
   });
   // Registered after the hook above, so that its own per-route hook runs after authentication.
-  await registerRateLimits(app, { perKey: config.RATE_LIMIT_MAX, perAddress: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  await registerRateLimits(app, {
+    perKey: config.RATE_LIMIT_MAX,
+    perAddress: config.PUBLIC_RATE_LIMIT_MAX,
+    windowMs: config.RATE_LIMIT_WINDOW_MS,
+    redisUrl: config.REDIS_URL,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+  });
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');

@@ -1,5 +1,6 @@
 import { localDatabaseSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
+import { redisKeyPrefixSetting, redisUrlSetting } from './modules/rate-limits/redis-settings.ts';
 import { trustProxySetting } from './trust-proxy.ts';
 
 const milliseconds = (defaultMs: number, min = 1) => z.coerce.number().int().min(min).default(defaultMs);
@@ -16,6 +17,8 @@ export const GatewaySettings = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(6000).describe('Requests per API key per window.'),
     PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600).describe('Requests without an API key (public invoice pages, their PDFs) per client address per window; also how many unknown or revoked keys an address may present per window before its new keys are no longer looked up.'),
     RATE_LIMIT_WINDOW_MS: milliseconds(60_000),
+    REDIS_URL: redisUrlSetting,
+    REDIS_KEY_PREFIX: redisKeyPrefixSetting,
     IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (records are kept at least a day)').default(24),
     UPSTREAM_TIMEOUT_MS: milliseconds(30_000, 100).describe('Longest wait for an upstream response before a 503.'),
     API_KEY_CACHE_TTL_MS: milliseconds(30_000, 0).describe('Backstop for key changes whose notice was missed.'),

@@ -1,6 +1,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@invoicing/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { connectRateLimitRedis } from './rate-limit-redis.ts';
 
 export interface RateLimits {
   /** Requests per API key per window. */
@@ -8,6 +9,10 @@ export interface RateLimits {
   /** Requests without a key (the public pages) per client address per window. */
   perAddress: number;
   windowMs: number;
+  /** Redis or Valkey shared by every replica; unset: each process counts in its own memory. */
+  redisUrl?: string | undefined;
+  /** Prefix of the counters' keys in that Redis, one per deployment sharing it. */
+  redisKeyPrefix: string;
 }
 
 /**
@@ -21,11 +26,18 @@ const clientAddressOf = (request: FastifyRequest) => normalizeIP(request.ip ?? '
  * a request with an API key counts against that key's budget, one without (a public invoice page)
  * against its client address's, so page readers cannot spend a key's budget nor a key theirs.
  * Register it after the hook that authenticates: its own per-route hook must run after that one.
+ *
+ * With `redisUrl` the counters are shared, so the limits hold for a key or address in total,
+ * whichever replica a request reaches. Should Redis fail, requests pass uncounted rather than
+ * fail: losing the limit for a while is better than losing the API.
  */
 export const registerRateLimits = async (app: FastifyInstance, limits: RateLimits) => {
   const windowSeconds = limits.windowMs / 1000;
+  const redis = limits.redisUrl === undefined ? undefined : await connectRateLimitRedis(limits.redisUrl, app.log);
+  if (redis) app.addHook('onClose', async () => redis.close());
   await app.register(rateLimit, {
     timeWindow: limits.windowMs,
+    ...(redis && { redis: redis.client, nameSpace: limits.redisKeyPrefix, skipOnError: true }),
     // Key ids are UUIDs and addresses never are: a key and an address cannot share a counter.
     keyGenerator: (request) => request.principal?.keyId ?? clientAddressOf(request),
     max: (request) => (request.principal === null ? limits.perAddress : limits.perKey),
