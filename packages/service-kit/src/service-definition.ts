@@ -55,9 +55,11 @@ export const runStandalone = async <Config extends { HOST: string; PORT: number 
   const busSettings = loadOrExit(definition.name, () => parseConfig(z.object(eventBusSettings), process.env));
   const stopTracing = startTracing(definition.name, loadOrExit(definition.name, () => parseTracingSettings(process.env)));
   let unit: ServiceUnit | undefined;
-  const bus = definition.usesEvents
-    ? await connectEventBus(busSettings, definition.name, (error, context) => unit?.app.log.error({ err: error, context }, 'event bus'))
-    : createInProcessBus();
+  // The bus reports from its first connection attempt on, before the app and its logger exist.
+  const reportBusError = (error: unknown, context: string) =>
+    unit ? unit.app.log.error({ err: error, context }, 'event bus') : console.error(`${definition.name}: event bus (${context}): ${error instanceof Error ? error.message : String(error)}`);
+  const reportBusNotice = (message: string) => (unit ? unit.app.log.info(`event bus: ${message}`) : console.error(`${definition.name}: event bus: ${message}`));
+  const bus = definition.usesEvents ? await connectEventBus(busSettings, definition.name, reportBusError, reportBusNotice) : createInProcessBus();
   unit = await definition.create(config, { bus });
   await unit.start();
   const onClosed = async () => {
