@@ -7,6 +7,7 @@ import { loadSettings, readRepositoryFile, REPOSITORY_ROOT, runtimeWorkspaces, S
 
 interface ComposeService {
   image?: string;
+  restart?: string;
   build?: { context: string; dockerfile: string; target?: string; args?: Record<string, string> };
   command?: string[];
   environment?: Record<string, string>;
@@ -101,7 +102,7 @@ describe('deploy/compose.yaml and deploy/docker', () => {
       const environment = composeService().environment ?? {};
       const dependsOn = composeService().depends_on ?? {};
       for (const [name, value] of Object.entries(environment)) {
-        const url = /^(?:https?|nats|postgresql):\/\/(?:[^@/]*@)?([a-z-]+):(\d+)/.exec(value);
+        const url = /^(?:https?|nats|postgresql|rediss?):\/\/(?:[^@/]*@)?([a-z-]+):(\d+)/.exec(value);
         if (!url || url[1] === 'localhost') continue;
         const [, host = '', port] = url;
         expect(Object.keys(composeServices), `${name} names ${host}`).toContain(host);
@@ -117,6 +118,23 @@ describe('deploy/compose.yaml and deploy/docker', () => {
     expect(published.map(([name]) => name)).toEqual(['gateway']);
     const containerPorts = composeServices.gateway?.ports?.map((mapping) => mapping.split(':').at(-1));
     expect(containerPorts).toEqual([String((await loadSettings('gateway')).defaultPort)]);
+  });
+
+  it('restarts every container, infrastructure included, when its process exits', () => {
+    for (const [name, service] of Object.entries(composeServices)) {
+      expect(service.restart, `restart policy of ${name}`).toMatch(/^(?:unless-stopped|always|on-failure(?::\d+)?)$/);
+    }
+  });
+
+  it("shares the gateway's rate-limit counters through a Redis or Valkey of its own, which keeps nothing on disk", async () => {
+    expect((await loadSettings('gateway')).names).toContain('REDIS_URL');
+    const url = new URL(composeServices.gateway?.environment?.REDIS_URL ?? '');
+    expect(url.protocol).toBe('redis:');
+    const redis = composeServices[url.hostname] as ComposeService;
+    expect(redis.image).toMatch(/^(?:redis|valkey\/valkey):/);
+    expect(redis.command).toEqual([expect.stringMatching(/^(?:redis|valkey)-server$/), '--save', '', '--appendonly', 'no']);
+    expect(redis.volumes).toBeUndefined();
+    expect(redis.healthcheck?.test).toEqual(['CMD', expect.stringMatching(/^(?:redis|valkey)-cli$/), 'ping']);
   });
 
   it('runs NATS with JetStream storing to a volume, and PostgreSQL on a volume', () => {
