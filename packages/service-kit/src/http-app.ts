@@ -8,7 +8,9 @@ import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
 import { acceptJsonBodiesOnly } from './json-bodies.ts';
+import { KeyedWrites, runKeyedWrite, type KeyedWriteClaim } from './keyed-writes.ts';
 import { registerMetrics } from './metrics.ts';
+import { fingerprintOf } from './request-fingerprint.ts';
 import { registerTracing } from './tracing.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { answerClientError, registerProblemHandlers, sendProblem } from './problem.ts';
@@ -58,6 +60,18 @@ export interface ServiceAppOptions {
   orm?: Orm;
   /** Throws when a dependency does not answer; `/readyz` turns that into a 503. */
   checkReadiness: () => Promise<void>;
+  /**
+   * Where the outcomes of the service's writes under an Idempotency-Key are recorded (the schema
+   * has `keyedWritesTableSql`); required, with `orm`, by a service that serves any keyed operation.
+   */
+  keyedWrites?: { schema: string; ttlHours: number };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The service's record of keyed writes; null in a service that has none. */
+    keyedWrites: { orm: Orm; writes: KeyedWrites } | null;
+  }
 }
 
 /** Routes that answer without the internal token: probes and metrics. */
@@ -67,8 +81,18 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * A Fastify app with the conventions every service shares: Zod validation, problem+json errors,
  * request ids, the internal credential on every route but the probes, and health routes.
  */
-export const createServiceApp = ({ name, logger, internalToken, orm, checkReadiness }: ServiceAppOptions) => {
+export const createServiceApp = ({ name, logger, internalToken, orm, checkReadiness, keyedWrites }: ServiceAppOptions) => {
   const app = Fastify(baseServerOptions(logger)).withTypeProvider<ZodTypeProvider>();
+  if (keyedWrites && !orm) throw new Error(`${name}: keyed writes are recorded in the database, so the app needs its orm`);
+  const writes = keyedWrites && orm ? new KeyedWrites({ orm, ...keyedWrites }) : undefined;
+  app.decorate('keyedWrites', writes && orm ? { orm, writes } : null);
+  if (writes) {
+    let stopPurging: (() => void) | undefined;
+    app.addHook('onReady', async () => {
+      stopPurging = writes.startPurging((error) => app.log.warn({ err: error }, 'could not purge idempotency records'));
+    });
+    app.addHook('onClose', async () => stopPurging?.());
+  }
   // Bound when the request's logger is made, so even its first line names the workspace.
   app.setChildLoggerFactory((parent, bindings, options, raw) => {
     const workspaceId = raw.headers[INTERNAL_HEADERS.workspaceId];
@@ -143,9 +167,21 @@ const successStatus = (operation: Operation): number => {
   return status;
 };
 
+// A keyed request's claim on its key, with the fingerprint of its body as sent: taken before
+// validation applies defaults.
+const claims = new WeakMap<FastifyRequest, KeyedWriteClaim>();
+
+const claimOf = (request: FastifyRequest): KeyedWriteClaim | undefined => {
+  const { [INTERNAL_HEADERS.workspaceId]: workspaceId, [INTERNAL_HEADERS.idempotencyKey]: key } = request.headers;
+  if (typeof workspaceId !== 'string' || typeof key !== 'string') return undefined;
+  return { workspaceId, key, fingerprint: fingerprintOf(request.method, request.url, request.body) };
+};
+
 /**
  * Serves one contract operation: the contract's schemas validate the request and the response,
- * and the handler's return value is sent with the operation's success status.
+ * and the handler's return value is sent with the operation's success status. A write that takes
+ * an Idempotency-Key, called with one, runs in one transaction with the record of its outcome
+ * (see keyed-writes.ts), so every keyed write of every service is exactly-once at commit.
  */
 export const registerOperation = <O extends Operation>(
   app: FastifyInstance,
@@ -153,6 +189,8 @@ export const registerOperation = <O extends Operation>(
   handler: (request: OperationRequest<O>, reply: FastifyReply) => Promise<unknown>,
 ): void => {
   const status = successStatus(operation);
+  const keyed = operation.idempotency !== 'none';
+  if (keyed && !app.keyedWrites) throw new Error(`${operation.operationId} takes an Idempotency-Key, but the app records no keyed writes (createServiceApp's keyedWrites)`);
   const response: Record<number, z.ZodType> = {};
   for (const [code, { schema }] of Object.entries(operation.responses)) if (schema) response[Number(code)] = schema;
   app.route({
@@ -165,9 +203,21 @@ export const registerOperation = <O extends Operation>(
       ...(operation.body ? { body: operation.bodyOptional ? z.preprocess((value) => value ?? {}, operation.body) : operation.body } : {}),
       response,
     },
+    ...(keyed
+      ? {
+          preValidation: (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+            const claim = claimOf(request);
+            if (claim) claims.set(request, claim);
+            done();
+          },
+        }
+      : {}),
     handler: async (request, reply) => {
       reply.code(status);
-      const result = await handler(request as unknown as OperationRequest<O>, reply);
+      const handle = () => handler(request as unknown as OperationRequest<O>, reply);
+      const claim = claims.get(request);
+      if (claim && app.keyedWrites) return runKeyedWrite({ request, reply, ...app.keyedWrites, claim }, handle);
+      const result = await handle();
       return status === 204 ? reply.send() : result;
     },
   });

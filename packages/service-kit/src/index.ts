@@ -18,3 +18,5 @@ export * from './service-definition.ts';
 export * from './json-bodies.ts';
 export * from './metrics.ts';
 export * from './tracing.ts';
+export * from './keyed-writes.ts';
+export * from './request-fingerprint.ts';

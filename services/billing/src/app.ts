@@ -1,4 +1,5 @@
-import { createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { afterCommit, createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { BILLING_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerAccountRoutes } from './modules/account/account.routes.ts';
 import { accountService } from './modules/account/account.service.ts';
@@ -23,12 +24,15 @@ export interface BillingAppDeps {
   announce: () => void;
   checkReadiness: () => Promise<void>;
   logger?: FastifyServerOptions['logger'];
+  /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlHours?: number;
 }
 
 /** Billing's HTTP app: invoices, numbering and account settings. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent') }: BillingAppDeps) => {
-  const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness });
-  const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce };
+export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent'), idempotencyTtlHours = 24 }: BillingAppDeps) => {
+  const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness, keyedWrites: { schema: BILLING_SCHEMA, ttlHours: idempotencyTtlHours } });
+  // A keyed write commits after its use case returns: the relay is told once it has.
+  const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce: () => afterCommit(announce) };
   registerInvoiceRoutes(app, {
     // Cursors are signed with a key derived from the internal token, which every replica shares.
     invoices: invoiceService(invoiceDeps, createCursorCodec(internalToken)),

@@ -1,10 +1,11 @@
-import { eventBusSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
+import { eventBusSettings, keyedWriteSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
 export const Settings = z.object({
   PORT: port(3102),
   ...serviceSettings,
   ...eventBusSettings,
+  ...keyedWriteSettings,
   CATALOG_URL: z.url().default('http://127.0.0.1:3101').describe('Origin of the catalog service (customers and prices).'),
   CATALOG_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000).describe('Deadline of one call to the catalog.'),
   PUBLIC_URL_BASE: z

@@ -1,4 +1,5 @@
 import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, type Orm } from '@invoicing/service-kit';
+import { CATALOG_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerCustomerRoutes } from './modules/customers/customer.routes.ts';
 import { customerService } from './modules/customers/customer.service.ts';
@@ -14,11 +15,20 @@ export interface CatalogDeps {
   internalToken: string;
   logger?: FastifyServerOptions['logger'];
   clock?: Clock;
+  /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlHours?: number;
 }
 
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock }: CatalogDeps) => {
-  const app = createServiceApp({ name: 'catalog', logger, internalToken, orm, checkReadiness: () => pingDatabase(orm) });
+export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock, idempotencyTtlHours = 24 }: CatalogDeps) => {
+  const app = createServiceApp({
+    name: 'catalog',
+    logger,
+    internalToken,
+    orm,
+    checkReadiness: () => pingDatabase(orm),
+    keyedWrites: { schema: CATALOG_SCHEMA, ttlHours: idempotencyTtlHours },
+  });
   // Signed with a key derived from the internal token, which every replica shares.
   const cursors = createCursorCodec(internalToken);
   registerCustomerRoutes(app, customerService(orm.em, clock, cursors));

@@ -1,4 +1,5 @@
-import { createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { afterCommit, createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import { NOTIFICATIONS_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerEndpointRoutes } from './modules/endpoints/endpoint.routes.ts';
 import { endpointService } from './modules/endpoints/endpoint.service.ts';
@@ -19,11 +20,25 @@ export interface NotificationsAppDeps {
   announce: () => void;
   checkReadiness: () => Promise<void>;
   logger?: FastifyServerOptions['logger'];
+  /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlHours?: number;
 }
 
 /** The notifications HTTP app: webhook endpoints and the event log. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, policy, secrets, clock, announce, checkReadiness, logger = loggerOptions('notifications', 'silent') }: NotificationsAppDeps) => {
-  const app = createServiceApp({ name: 'notifications', logger, internalToken, orm, checkReadiness });
+export const buildApp = ({
+  orm,
+  internalToken,
+  policy,
+  secrets,
+  clock,
+  announce: announceNow,
+  checkReadiness,
+  logger = loggerOptions('notifications', 'silent'),
+  idempotencyTtlHours = 24,
+}: NotificationsAppDeps) => {
+  const app = createServiceApp({ name: 'notifications', logger, internalToken, orm, checkReadiness, keyedWrites: { schema: NOTIFICATIONS_SCHEMA, ttlHours: idempotencyTtlHours } });
+  // A keyed write commits after its use case returns: the worker is told once it has.
+  const announce = () => afterCommit(announceNow);
   // Signed with a key derived from the internal token, which every replica shares.
   const cursors = createCursorCodec(internalToken);
   registerEndpointRoutes(app, endpointService({ em: orm.em, policy, secrets, clock, cursors, announce }));

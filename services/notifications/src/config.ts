@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { eventBusSettings, parseConfig, port, repositoryRoot, serviceSettings } from '@invoicing/service-kit';
+import { eventBusSettings, keyedWriteSettings, parseConfig, port, repositoryRoot, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
 const commaList = (value: string): string[] =>
@@ -38,6 +38,7 @@ export const Settings = z.object({
   PORT: port(3104),
   ...serviceSettings,
   ...eventBusSettings,
+  ...keyedWriteSettings,
   WEBHOOK_ALLOWED_HOSTS: AllowedHosts,
   WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Deadline of one delivery request, connect to last body byte.'),

@@ -1,6 +1,7 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261124000000CreateNotifications } from './migrations/Migration20261124000000CreateNotifications.ts';
 import { Migration20261201000000EventCorrelation } from './migrations/Migration20261201000000EventCorrelation.ts';
+import { Migration20261205200000IdempotencyRecords } from './migrations/Migration20261205200000IdempotencyRecords.ts';
 import { DeliveryAttemptEntity } from './modules/deliveries/delivery-attempt.entity.ts';
 import { EndpointEntity } from './modules/endpoints/endpoint.entity.ts';
 import { EventEntity } from './modules/events/event.entity.ts';
@@ -14,6 +15,7 @@ export const ENTITIES = [EndpointEntity, EventEntity, DeliveryAttemptEntity];
 export const MIGRATIONS = [
   { name: 'Migration20261124000000CreateNotifications', class: Migration20261124000000CreateNotifications },
   { name: 'Migration20261201000000EventCorrelation', class: Migration20261201000000EventCorrelation },
+  { name: 'Migration20261205200000IdempotencyRecords', class: Migration20261205200000IdempotencyRecords },
 ];
 
 export const openNotificationsDatabase = (url: string, poolSize: number): Promise<Orm> =>

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Idempotency } from '@invoicing/contracts';
 import { AppError } from '@invoicing/service-kit';
 
+// One rule for the gateway's record and the services' record of the same request.
+export { canonicalJson, fingerprintOf, isRecordable, REPLAYED_HEADER } from '@invoicing/service-kit';
+
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** A response as recorded for replay. */
@@ -33,24 +34,6 @@ export const idempotencyKeyOf = (header: string | string[] | undefined, rule: Id
   return header;
 };
 
-/** JSON with the keys of every object sorted, so that key order never changes a fingerprint. */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-};
-
-/** What makes two requests "the same request": method, path with query, and body. */
-export const fingerprintOf = (method: string, url: string, body: unknown): string =>
-  createHash('sha256')
-    .update(`${method} ${url}\n${body === undefined ? '' : canonicalJson(body)}`)
-    .digest('hex');
-
 // Per-connection, per-response or per-request headers: a replay carries its own.
 const NOT_REPLAYED = new Set([
   'connection',
@@ -76,11 +59,3 @@ export const replayableHeaders = (headers: Record<string, string | string[] | un
   }
   return kept;
 };
-
-/**
- * Which outcomes a key keeps. Not 5xx: the request may be retried with the same key. Not 400
- * either: the service refused the request as invalid and changed nothing, so, as with Stripe, the
- * client may correct the body and send it again under the same key. Every other outcome (404,
- * 409 invalid_state, ...) came from the operation itself and is replayed.
- */
-export const isRecordable = (status: number): boolean => status !== 400 && status < 500;

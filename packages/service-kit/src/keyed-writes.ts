@@ -1,0 +1,195 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { PROBLEM_CONTENT_TYPE } from '@invoicing/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from './app-error.ts';
+import type { Orm } from './database.ts';
+import { renderProblem, toAppError } from './problem.ts';
+
+/** Settings of a service with writes that take an Idempotency-Key. */
+export const keyedWriteSettings = {
+  IDEMPOTENCY_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(24, 'must be at least 24 (records are kept at least a day)')
+    .default(24)
+    .describe("How long the outcome of a keyed write is kept; the same as the gateway's IDEMPOTENCY_TTL_HOURS."),
+};
+
+export const REPLAYED_HEADER = 'idempotent-replayed';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const PURGE_INTERVAL_MS = 15 * 60_000;
+
+/**
+ * Which outcomes a key keeps. Not 5xx: the request may be retried with the same key. Not 400
+ * either: the request was refused as invalid and changed nothing, so, as with Stripe, the client
+ * may correct the body and send it again under the same key. Every other outcome (404, 409
+ * invalid_state, ...) came from the operation itself and is replayed.
+ */
+export const isRecordable = (status: number): boolean => status !== 400 && status < 500;
+
+/**
+ * The table of keyed-write outcomes, in the schema of the service that owns the writes. Applied
+ * migrations call it, so it never changes.
+ */
+export const keyedWritesTableSql = (schema: string): string[] => [
+  `create table "${schema}".idempotency_records (
+     workspace_id text not null,
+     key text not null,
+     fingerprint text not null,
+     response_status smallint not null,
+     response_content_type text not null,
+     response_body text not null,
+     created_at timestamptz not null default now(),
+     primary key (workspace_id, key)
+   )`,
+  `create index idempotency_records_created on "${schema}".idempotency_records (created_at)`,
+];
+
+export const dropKeyedWritesTableSql = (schema: string): string[] => [`drop table if exists "${schema}".idempotency_records`];
+
+interface RecordedOutcome {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** A request's right to the outcome of its workspace's key: the same request (fingerprint) replays it. */
+export interface KeyedWriteClaim {
+  workspaceId: string;
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * The outcomes of a service's keyed writes, per workspace and key. A success is recorded in the
+ * transaction of the write itself, so the write and its record commit together or not at all: a
+ * repeat that reaches the service after the gateway lost the answer (its process died, say) gets
+ * the original response and changes nothing.
+ */
+export class KeyedWrites {
+  readonly #orm: Orm;
+  readonly #ttlHours: number;
+  readonly #recordSql: string;
+  readonly #findSql: string;
+  readonly #purgeSql: string;
+
+  constructor({ orm, schema, ttlHours }: { orm: Orm; schema: string; ttlHours: number }) {
+    this.#orm = orm;
+    this.#ttlHours = ttlHours;
+    const table = `"${schema}".idempotency_records`;
+    // A record past its time to live is free again, as it is at the gateway.
+    this.#recordSql = `
+      insert into ${table} (workspace_id, key, fingerprint, response_status, response_content_type, response_body)
+      values (?, ?, ?, ?, ?, ?)
+      on conflict (workspace_id, key) do update set
+        fingerprint = excluded.fingerprint, response_status = excluded.response_status,
+        response_content_type = excluded.response_content_type, response_body = excluded.response_body, created_at = now()
+      where idempotency_records.created_at < now() - ? * interval '1 hour'
+      returning 1 as recorded`;
+    this.#findSql = `
+      select fingerprint, response_status, response_content_type, response_body from ${table}
+       where workspace_id = ? and key = ? and created_at >= now() - ? * interval '1 hour'`;
+    this.#purgeSql = `delete from ${table} where created_at < now() - ? * interval '1 hour'`;
+  }
+
+  /**
+   * Records an outcome on the connection of the current transaction, if any; false when the key
+   * already holds a live outcome (a repeat got there first). Waits for a concurrent uncommitted
+   * record of the same key, so two repeats never both write.
+   */
+  async record(claim: KeyedWriteClaim, outcome: RecordedOutcome): Promise<boolean> {
+    const rows = await this.#orm.em.execute<{ recorded: number }[]>(this.#recordSql, [
+      claim.workspaceId,
+      claim.key,
+      claim.fingerprint,
+      outcome.status,
+      outcome.contentType,
+      outcome.body,
+      this.#ttlHours,
+    ]);
+    return rows.length === 1;
+  }
+
+  async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
+    const [row] = await this.#orm.em.fork().execute<{ fingerprint: string; response_status: number; response_content_type: string; response_body: string }[]>(
+      this.#findSql,
+      [workspaceId, key, this.#ttlHours],
+    );
+    return row && { fingerprint: row.fingerprint, status: row.response_status, contentType: row.response_content_type, body: row.response_body };
+  }
+
+  async purgeExpired(): Promise<number> {
+    const result = await this.#orm.em.fork().execute(this.#purgeSql, [this.#ttlHours], 'run');
+    return (result as { affectedRows?: number }).affectedRows ?? 0;
+  }
+
+  /** Deletes expired records now and then; errors (a database away) only delay the next purge. */
+  startPurging(onError: (error: unknown) => void): () => void {
+    const timer = setInterval(() => void this.purgeExpired().catch(onError), PURGE_INTERVAL_MS).unref();
+    return () => clearInterval(timer);
+  }
+}
+
+const afterCommitQueue = new AsyncLocalStorage<(() => void)[]>();
+
+/**
+ * Runs `action` once the current keyed write has committed (a nudge to a relay that should find
+ * the write's outbox rows), or at once outside one, where the caller's own transaction has
+ * committed already.
+ */
+export const afterCommit = (action: () => void): void => {
+  const queue = afterCommitQueue.getStore();
+  if (queue) queue.push(action);
+  else action();
+};
+
+/** A repeat found the key's outcome already recorded: its transaction is rolled back, and the outcome replayed. */
+class AlreadyRecorded extends Error {
+  override name = 'AlreadyRecorded';
+}
+
+const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWriteClaim): Promise<FastifyReply> => {
+  const recorded = await writes.find(claim.workspaceId, claim.key);
+  if (!recorded) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry once it has finished.');
+  if (recorded.fingerprint !== claim.fingerprint) {
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with another request (method, path or body); use a new key.');
+  }
+  reply.code(recorded.status).header(REPLAYED_HEADER, 'true');
+  if (recorded.status === 204) return reply.send();
+  return reply.type(recorded.contentType).send(recorded.body);
+};
+
+/**
+ * Runs a write under an Idempotency-Key: the handler and the record of its response in one
+ * transaction (the handler's own transactions become savepoints in it). A repeat whose key holds a
+ * response gets that response; an error worth keeping (see isRecordable) is recorded after the
+ * rollback, since it changed nothing.
+ */
+export const runKeyedWrite = async (
+  { request, reply, orm, writes, claim }: { request: FastifyRequest; reply: FastifyReply; orm: Orm; writes: KeyedWrites; claim: KeyedWriteClaim },
+  handle: () => Promise<unknown>,
+): Promise<unknown> => {
+  const committed: (() => void)[] = [];
+  try {
+    const body = await afterCommitQueue.run(committed, () =>
+      orm.em.transactional(async () => {
+        const result = await handle();
+        const status = reply.statusCode;
+        const serialized = status === 204 ? '' : (reply.serialize(result) as string);
+        if (!(await writes.record(claim, { status, contentType: JSON_CONTENT_TYPE, body: serialized }))) throw new AlreadyRecorded();
+        return serialized;
+      }),
+    );
+    for (const action of committed) action();
+    if (reply.statusCode === 204) return reply.send();
+    return reply.type(JSON_CONTENT_TYPE).send(body);
+  } catch (error) {
+    if (error instanceof AlreadyRecorded) return replay(reply, writes, claim);
+    const appError = toAppError(error);
+    if (!isRecordable(appError.status)) throw error;
+    const problem = JSON.stringify(renderProblem(appError.code, appError.status, appError.message, String(request.id), appError.errors));
+    if (!(await writes.record(claim, { status: appError.status, contentType: PROBLEM_CONTENT_TYPE, body: problem }))) return replay(reply, writes, claim);
+    throw error;
+  }
+};

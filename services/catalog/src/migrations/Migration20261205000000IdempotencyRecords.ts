@@ -1,0 +1,16 @@
+import { dropKeyedWritesTableSql, keyedWritesTableSql } from '@invoicing/service-kit';
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The outcome of each write made under an Idempotency-Key, recorded in the write's own
+ * transaction: a repeat that reaches catalog after the gateway lost the answer replays it.
+ */
+export class Migration20261205000000IdempotencyRecords extends Migration {
+  override async up(): Promise<void> {
+    for (const sql of keyedWritesTableSql('catalog')) this.addSql(sql);
+  }
+
+  override async down(): Promise<void> {
+    for (const sql of dropKeyedWritesTableSql('catalog')) this.addSql(sql);
+  }
+}
