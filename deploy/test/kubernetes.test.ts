@@ -9,7 +9,8 @@ const RENDERED = {
   base: renderKustomization(join(KUBERNETES, 'base')),
   production: renderKustomization(join(KUBERNETES, 'overlays', 'production')),
 };
-const SECRET_SETTINGS = ['DATABASE_URL', 'INTERNAL_TOKEN', 'WEBHOOK_SECRETS_KEY'];
+/** Settings that carry credentials (REDIS_URL may hold a password): only ever from a Secret. */
+const SECRET_SETTINGS = ['DATABASE_URL', 'INTERNAL_TOKEN', 'WEBHOOK_SECRETS_KEY', 'REDIS_URL'];
 
 interface EnvVar {
   name: string;
@@ -145,6 +146,11 @@ describe('deploy/kubernetes production', () => {
       expect(envOf(service).EVENTS_STREAM_REPLICAS?.value).toBe(String(values.config.cluster.replicas));
       expect(envOf(service).NATS_URL?.value).toBe('nats://nats.nats.svc.cluster.local:4222');
     }
+  });
+
+  it("counts the gateway's rate limits in the Redis the operator provides, whose URL comes from the platform's secret", async () => {
+    expect((await loadSettings('gateway')).names).toContain('REDIS_URL');
+    expect(envOf('gateway').REDIS_URL?.valueFrom?.secretKeyRef).toEqual({ name: 'invoicing-secrets', key: 'redis-url' });
   });
 
   it('reads DATABASE_URL from the secret CloudNativePG makes for its cluster of three', () => {
