@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { repositoryRoot, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
+import { listenOn, repositoryRoot, StartUp, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { GATEWAY } from './platform.ts';
 
@@ -33,6 +33,11 @@ export interface InProcessHostOptions {
 
 export interface InProcessHost {
   services: readonly HostedService[];
+  /**
+   * Settles once every service serves: each listens at once, then waits for PostgreSQL (answering
+   * 503 meanwhile) and starts its workers. Rejects with what a person must fix, such as a failed migration.
+   */
+  started: Promise<void>;
   /** Stops the gateway first, so no request reaches a stopping service, then the others, then the bus. */
   stop: () => Promise<void>;
 }
@@ -44,6 +49,7 @@ export interface InProcessHost {
 export const hostInProcess = async ({ definitions, portOf, gatewayHost, environment, bus }: InProcessHostOptions): Promise<InProcessHost> => {
   const apps: { name: string; app: FastifyInstance }[] = [];
   const services: HostedService[] = [];
+  const startUps: Promise<void>[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -57,9 +63,13 @@ export const hostInProcess = async ({ definitions, portOf, gatewayHost, environm
     const config = definition.loadConfig({ ...environment, HOST: host, PORT: String(port) });
     const unit = await definition.create(config, { bus });
     apps.push({ name: definition.name, app: unit.app });
-    await unit.start();
-    await unit.app.listen({ host, port });
+    const startUp = new StartUp(unit);
+    await listenOn(unit.app, host, port);
     services.push({ name: definition.name, url: `http://${host}:${port}` });
+    const running = startUp.run().catch((error: unknown) => Promise.reject(new Error(`${definition.name}: ${error instanceof Error ? error.message : String(error)}`)));
+    // Marked as handled now: if another service fails to listen, nobody awaits `started`.
+    running.catch(() => {});
+    startUps.push(running);
   };
 
   try {
@@ -69,5 +79,6 @@ export const hostInProcess = async ({ definitions, portOf, gatewayHost, environm
     await stop();
     throw error;
   }
-  return { services, stop };
+  const started = Promise.all(startUps).then(() => {});
+  return { services, started, stop };
 };

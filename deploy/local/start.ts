@@ -1,9 +1,11 @@
 // `npm start`: the whole platform in one process on one machine, for trying it out and for local development.
-import { ConfigError, connectEventBus, ensureDatabaseExists, startTracing } from '@invoicing/service-kit';
-import { loadRunnerSettings } from './config.ts';
+import { join } from 'node:path';
+import { ConfigError, connectEventBus, inspectLocalPostgres, LocalPostgresConflict, PortInUseError, startTracing } from '@invoicing/service-kit';
+import { loadRunnerSettings, type RunnerSettings } from './config.ts';
 import { hostInProcess, loadServiceDefinition, type InProcessHost } from './in-process-host.ts';
 import { openLocalDatabase, type LocalDatabase } from './local-database.ts';
 import { discoverServices, GATEWAY, generateInternalToken, localServicePorts, serviceEnvironment } from './platform.ts';
+import { describeTakenPort } from './port-check.ts';
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -24,10 +26,33 @@ const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean,
   ].join('\n');
 };
 
+/** A busy port, or an embedded PostgreSQL that cannot start as configured: one line saying which setting fixes it. */
+const findConflict = async (settings: RunnerSettings, servicePorts: Parameters<typeof describeTakenPort>[0]): Promise<string | undefined> => {
+  const taken = await describeTakenPort(servicePorts);
+  if (taken || settings.DATABASE_URL) return taken;
+  try {
+    await inspectLocalPostgres({ dataDir: join(settings.DATA_DIR, 'postgres'), port: settings.EMBEDDED_POSTGRES_PORT });
+    return undefined;
+  } catch (error) {
+    if (error instanceof LocalPostgresConflict) return error.message;
+    throw error;
+  }
+};
+
 const main = async (): Promise<number> => {
   const { settings, inherited } = loadRunnerSettings();
   const names = discoverServices('service.ts');
   if (names.length === 0) throw new Error('No service under services/*/src/service.ts to start.');
+  const ports = localServicePorts(settings.SERVICE_PORT_BASE);
+  const portOf = (name: string) => (name === GATEWAY ? settings.PORT : (ports[name] ?? settings.SERVICE_PORT_BASE + 10 + names.indexOf(name)));
+  const settingOf = (port: number) => (port === settings.PORT ? 'PORT' : 'SERVICE_PORT_BASE');
+
+  // What a person must fix is said at once, in one line, before anything starts.
+  const conflict = await findConflict(settings, names.map((name) => ({ host: name === GATEWAY ? settings.HOST : '127.0.0.1', port: portOf(name), setting: settingOf(portOf(name)) })));
+  if (conflict) {
+    process.stderr.write(`npm start: ${conflict}\n`);
+    return 1;
+  }
 
   // Every signal is caught for the whole run, so a second Ctrl-C cannot cut the shutdown short.
   const stopRequested = new Promise<string>((resolve) => {
@@ -43,22 +68,24 @@ const main = async (): Promise<number> => {
   let host: InProcessHost;
   try {
     database = await openLocalDatabase(settings, inherited);
-    await ensureDatabaseExists(database.url);
     const definitions = await Promise.all(names.map(loadServiceDefinition));
-    const ports = localServicePorts(settings.SERVICE_PORT_BASE);
-    const portOf = (name: string) => (name === GATEWAY ? settings.PORT : (ports[name] ?? settings.SERVICE_PORT_BASE + 10 + names.indexOf(name)));
     const gateway = { host: settings.HOST, port: settings.PORT };
     const environment = serviceEnvironment(
       { gateway, inherited, databaseUrl: database.url, internalToken: generateInternalToken(), logLevel: settings.LOG_LEVEL, natsUrl: settings.NATS_URL },
       names.filter((name) => name !== GATEWAY).map((name) => [name, portOf(name)] as const),
     );
     const bus = await connectEventBus(settings, 'local', (error, context) => say(`event bus (${context}): ${String(error)}`));
-    host = await Promise.race([
-      hostInProcess({ definitions, portOf, gatewayHost: settings.HOST, environment, bus }),
-      stopRequested.then((reason) => Promise.reject(new Error(`start-up interrupted (${reason.split(':')[0]})`))),
-    ]);
+    const interrupted = stopRequested.then((reason) => Promise.reject(new Error(`start-up interrupted (${reason.split(':')[0]})`)));
+    host = await Promise.race([hostInProcess({ definitions, portOf, gatewayHost: settings.HOST, environment, bus }), interrupted]);
+    // Every service listens now; with PostgreSQL away they answer 503 and say so in their logs until it returns.
+    try {
+      await Promise.race([host.started, interrupted]);
+    } catch (error) {
+      await host.stop();
+      throw error;
+    }
   } catch (error) {
-    say(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    say(`Start-up failed: ${error instanceof PortInUseError ? `port ${error.port} is already in use (set ${settingOf(error.port)} to use another)` : error instanceof Error ? error.message : String(error)}`);
     await database?.stop();
     return 1;
   }

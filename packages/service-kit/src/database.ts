@@ -1,6 +1,7 @@
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
+import { isConnectionError } from './problem.ts';
 
 export type Orm = MikroORM;
 
@@ -13,7 +14,46 @@ export interface DatabaseOptions {
   poolSize: number;
 }
 
-/** Opens the service's ORM on its own schema. Migrations are listed explicitly, never guessed from entities. */
+/**
+ * Longest wait for a connection, new or from the pool: with PostgreSQL away, a request fails with a
+ * 503 within this time instead of hanging until the operating system gives up on the connect.
+ */
+export const DATABASE_CONNECT_TIMEOUT_MS = 1_500;
+
+/** `database at host:port`: how every message names the database, without its credentials. */
+export const describeDatabase = (url: string): string => {
+  const { hostname, port } = new URL(url);
+  return `database at ${hostname}:${port || '5432'}`;
+};
+
+/** PostgreSQL could not be reached (down, restarting, refusing connections): worth retrying, not a bug. */
+export class DatabaseUnavailableError extends Error {
+  /** The cause's code (ECONNREFUSED, 57P03, ...), so the problem handler maps it to a 503 like the cause. */
+  readonly code: string | undefined;
+
+  constructor(url: string, cause: unknown) {
+    const { code, message } = cause as { code?: string; message?: string };
+    // An errno names the cause on its own; a PostgreSQL message ("the database system is starting up") says more than its SQLSTATE.
+    const reason = code && /^E[A-Z]+$/.test(code) ? code : (message ?? String(cause));
+    super(`${describeDatabase(url)} unreachable: ${reason}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+    this.code = code;
+  }
+}
+
+/** Runs `work`, turning a connection failure into a DatabaseUnavailableError that names the database. */
+const describingFailures = async <T>(url: string, work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (error) {
+    throw isConnectionError(error) && !(error instanceof DatabaseUnavailableError) ? new DatabaseUnavailableError(url, error) : error;
+  }
+};
+
+/**
+ * Opens the service's ORM on its own schema. Migrations are listed explicitly, never guessed from
+ * entities. It connects lazily: opening succeeds while PostgreSQL is away, and queries fail until it returns.
+ */
 export const openDatabase = ({ url, schema, entities, migrations, poolSize }: DatabaseOptions): Promise<Orm> =>
   MikroORM.init(
     defineConfig({
@@ -25,6 +65,8 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
       entities,
       extensions: [Migrator],
       pool: { min: 0, max: poolSize },
+      // pg-pool options. Errors of idle clients are MikroORM's to catch (it listens on the pool and its clients).
+      driverOptions: { connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS, keepAlive: true },
       forceUtcTimezone: true,
       // A service may do all its work in SQL (a relay, a worker) and declare no entity.
       discovery: { warnWhenNoEntities: false },
@@ -33,7 +75,9 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
   );
 
 const withClient = async <T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
+  // A connection lost between queries is reported by the next query; unheard, the event would end the process.
+  client.on('error', () => {});
   await client.connect();
   try {
     return await work(client);
@@ -76,10 +120,22 @@ export const migrateDatabase = async (orm: Orm, schema: string, url: string): Pr
   });
 };
 
-/** Throws when the database does not answer; readiness probes use it. */
-export const pingDatabase = async (orm: Orm): Promise<void> => {
-  await orm.em.getConnection().execute('select 1');
-};
+/**
+ * Creates the database if missing, then applies the service's pending migrations: every step of a
+ * start that needs PostgreSQL. Safe to repeat, so a host retries it while the database is away
+ * (a connection failure throws DatabaseUnavailableError; anything else is for a person to fix).
+ */
+export const prepareDatabase = (orm: Orm, schema: string, url: string): Promise<void> =>
+  describingFailures(url, async () => {
+    await ensureDatabaseExists(url);
+    await migrateDatabase(orm, schema, url);
+  });
+
+/** Throws when the database does not answer, naming it and why; readiness probes use it. */
+export const pingDatabase = (orm: Orm): Promise<void> =>
+  describingFailures(orm.config.get('clientUrl') ?? '', async () => {
+    await orm.em.getConnection().execute('select 1');
+  });
 
 /** Applies a service's pending migrations with a short-lived ORM of one connection (`npm run migrate`). */
 export const applyMigrations = async (url: string, schema: string, open: (url: string, poolSize: number) => Promise<Orm>): Promise<void> => {

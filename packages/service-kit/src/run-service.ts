@@ -1,5 +1,30 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
+import { AppError } from './app-error.ts';
+import { isConnectionError } from './problem.ts';
+
+/** Another process listens on the port: a person must pick another, so the host says so and exits. */
+export class PortInUseError extends Error {
+  readonly host: string;
+  readonly port: number;
+
+  constructor(host: string, port: number) {
+    super(`port ${port} is already in use`);
+    this.host = host;
+    this.port = port;
+    this.name = 'PortInUseError';
+  }
+}
+
+/** `app.listen`, with a busy port reported as a PortInUseError. */
+export const listenOn = async (app: FastifyInstance, host: string, port: number): Promise<void> => {
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EADDRINUSE') throw new PortInUseError(host, port);
+    throw error;
+  }
+};
 
 export interface RunServiceOptions {
   app: FastifyInstance;
@@ -11,7 +36,10 @@ export interface RunServiceOptions {
   onClosed?: () => Promise<void>;
 }
 
-/** Listens, and on SIGINT/SIGTERM stops taking connections, drains, and closes dependencies (onClose hooks). */
+/**
+ * Listens (a busy port rejects with PortInUseError), and on SIGINT/SIGTERM stops taking
+ * connections, drains, and closes dependencies (onClose hooks).
+ */
 export const runService = async ({ app, host, port, drainMs = 10_000, onClosed }: RunServiceOptions): Promise<void> => {
   closeWithGrace({ delay: drainMs }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
@@ -19,5 +47,107 @@ export const runService = async ({ app, host, port, drainMs = 10_000, onClosed }
     await app.close();
     await onClosed?.();
   });
-  await app.listen({ host, port });
+  await listenOn(app, host, port);
 };
+
+/** What a service does before it serves, in two steps a host runs through `StartUp`. */
+export interface StartUpSteps {
+  app: FastifyInstance;
+  /** Creates the database if missing and applies migrations; safe to repeat. */
+  prepareDatabase: () => Promise<void>;
+  /** Starts the background workers (relays, consumers, sweeps); runs once, after the database steps. */
+  startWorkers: () => Promise<void>;
+}
+
+export interface RetrySchedule {
+  firstDelayMs: number;
+  maxDelayMs: number;
+  /** While the database stays away, at most one log line per this interval (and one whenever the reason changes). */
+  logEveryMs: number;
+}
+
+export const DATABASE_RETRY: RetrySchedule = { firstDelayMs: 500, maxDelayMs: 10_000, logEveryMs: 30_000 };
+
+/** Paths answered while starting: liveness and metrics say nothing about the database. */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/metrics']);
+
+/**
+ * Lets a service listen before PostgreSQL answers. Until its database steps have succeeded and its
+ * workers have started, `/readyz` and every request get a 503 problem naming what it waits for
+ * (`database at 127.0.0.1:5432 unreachable: ECONNREFUSED`), `/healthz` stays 200, and the database
+ * steps are retried with a doubling delay. A failure that is not a lost connection (a migration
+ * that breaks, a password PostgreSQL refuses) is for a person to fix: `run` rejects with it.
+ *
+ * Construct it before the app listens: it adds an onRequest hook.
+ */
+export class StartUp {
+  readonly #steps: StartUpSteps;
+  readonly #retry: RetrySchedule;
+  #waitingFor: string | undefined = 'starting: the database steps have not run yet';
+  #closed = false;
+  #wake: (() => void) | undefined;
+
+  constructor(steps: StartUpSteps, retry: RetrySchedule = DATABASE_RETRY) {
+    this.#steps = steps;
+    this.#retry = retry;
+    steps.app.addHook('onRequest', async (request) => {
+      const waitingFor = this.#waitingFor;
+      if (waitingFor === undefined) return;
+      const path = request.url.split('?')[0] ?? '';
+      if (ALWAYS_ANSWERED.has(path)) return;
+      if (path === '/readyz') throw new AppError('unavailable', `Not ready: ${waitingFor}`);
+      throw new AppError('unavailable', `The service is starting (${waitingFor}); retry later.`);
+    });
+    // Closing while waiting for the database stops the retries, and the workers never start.
+    steps.app.addHook('onClose', async () => {
+      this.#closed = true;
+      this.#wake?.();
+    });
+  }
+
+  /** Whether the service has started and serves requests. */
+  get started(): boolean {
+    return this.#waitingFor === undefined;
+  }
+
+  /** Retries the database steps until they succeed, then starts the workers and opens the gate. */
+  async run(): Promise<void> {
+    const { app, prepareDatabase, startWorkers } = this.#steps;
+    let delayMs = this.#retry.firstDelayMs;
+    let loggedAt = Number.NEGATIVE_INFINITY;
+    let loggedReason: string | undefined;
+    for (;;) {
+      if (this.#closed) return;
+      try {
+        await prepareDatabase();
+        break;
+      } catch (error) {
+        if (this.#closed) return;
+        if (!isConnectionError(error)) throw error;
+        const reason = (error as Error).message;
+        this.#waitingFor = reason;
+        if (reason !== loggedReason || Date.now() - loggedAt >= this.#retry.logEveryMs) {
+          app.log.warn(`${reason}; retrying (every ${this.#retry.maxDelayMs / 1000} s at most) and answering 503 until it answers`);
+          loggedAt = Date.now();
+          loggedReason = reason;
+        }
+        await this.#sleep(delayMs);
+        delayMs = Math.min(delayMs * 2, this.#retry.maxDelayMs);
+      }
+    }
+    if (this.#closed) return;
+    await startWorkers();
+    this.#waitingFor = undefined;
+    if (loggedReason !== undefined) app.log.info('the database answers again: migrations applied, workers started, ready');
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

@@ -4,14 +4,16 @@ import { ConfigError, parseConfig } from './config.ts';
 import type { EventBus } from './events/event-bus.ts';
 import { connectEventBus, eventBusSettings } from './events/connect-event-bus.ts';
 import { createInProcessBus } from './events/in-process-bus.ts';
-import { runService } from './run-service.ts';
+import { PortInUseError, runService, StartUp, type StartUpSteps } from './run-service.ts';
 import { parseTracingSettings, startTracing } from './tracing.ts';
 
-/** A created service: its app (not listening yet) and the work that must precede listening. */
-export interface ServiceUnit {
+/**
+ * A created service: its app (not listening yet, and not yet connected to PostgreSQL) and what
+ * must happen before it serves. Hosts listen first and run these through `StartUp`, so a service
+ * started while PostgreSQL is away answers 503 and becomes ready by itself once it returns.
+ */
+export interface ServiceUnit extends StartUpSteps {
   app: FastifyInstance;
-  /** Applies pending migrations and starts background workers (relays, consumers, sweeps). */
-  start: () => Promise<void>;
 }
 
 export interface HostDeps {
@@ -33,6 +35,12 @@ export interface ServiceDefinition<Config extends { HOST: string; PORT: number }
   /** Applies the service's migrations to the database its settings name, then returns. */
   migrate: (env: NodeJS.ProcessEnv) => Promise<void>;
 }
+
+/** Ends the process over what a person must fix, with one line that says what. */
+const exitWith = (line: string): never => {
+  console.error(line);
+  process.exit(1);
+};
 
 /** Runs `load`; invalid settings end the process with a readable message instead of a stack trace. */
 const loadOrExit = <T>(name: string, load: () => T): T => {
@@ -61,12 +69,19 @@ export const runStandalone = async <Config extends { HOST: string; PORT: number 
   const reportBusNotice = (message: string) => (unit ? unit.app.log.info(`event bus: ${message}`) : console.error(`${definition.name}: event bus: ${message}`));
   const bus = definition.usesEvents ? await connectEventBus(busSettings, definition.name, reportBusError, reportBusNotice) : createInProcessBus();
   unit = await definition.create(config, { bus });
-  await unit.start();
+  const startUp = new StartUp(unit);
   const onClosed = async () => {
     await bus.close();
     await stopTracing();
   };
-  await runService({ app: unit.app, host: config.HOST, port: config.PORT, onClosed });
+  try {
+    await runService({ app: unit.app, host: config.HOST, port: config.PORT, onClosed });
+  } catch (error) {
+    if (!(error instanceof PortInUseError)) throw error;
+    exitWith(`${definition.name}: port ${config.PORT} is already in use (set PORT to use another)`);
+  }
+  // Listening already: a database that is away delays readiness, not the process.
+  await startUp.run().catch((error: unknown) => exitWith(`${definition.name}: start-up failed: ${error instanceof Error ? error.message : String(error)}`));
 };
 
 /** `migrate.ts` of every service: apply migrations, say so, exit. */

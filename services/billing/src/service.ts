@@ -1,13 +1,12 @@
 import {
   applyMigrations,
   createServiceClient,
-  ensureDatabaseExists,
   type EventBus,
   loggerOptions,
-  migrateDatabase,
   observeOutboxLag,
   OutboxRelay,
   pingDatabase,
+  prepareDatabase,
   type ServiceDefinition,
 } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
@@ -46,7 +45,6 @@ export interface BillingServiceDeps {
  * it beside other services; `stop` (or closing the app) stops its workers and closes its pool.
  */
 export const createBillingService = async (config: BillingConfig, { bus, logger, clock = systemClock }: BillingServiceDeps) => {
-  await ensureDatabaseExists(config.DATABASE_URL);
   const orm = await openBillingDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const catalogClient = createServiceClient({
     baseUrl: config.CATALOG_URL,
@@ -93,16 +91,25 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
     await orm.close();
   });
 
+  const prepare = () => prepareDatabase(orm, BILLING_SCHEMA, config.DATABASE_URL);
+  /** Starts the relay and the sweep. */
+  const startWorkers = async () => {
+    relay.start();
+    sweep.start();
+  };
+
   return {
     app,
     orm,
     relay,
     sweep,
-    /** Applies pending migrations, then starts the relay and the sweep. */
+    /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
+    prepareDatabase: prepare,
+    startWorkers,
+    /** Both, at once: what tests do. */
     start: async () => {
-      await migrateDatabase(orm, BILLING_SCHEMA, config.DATABASE_URL);
-      relay.start();
-      sweep.start();
+      await prepare();
+      await startWorkers();
     },
     stop: () => app.close(),
   };

@@ -1,4 +1,4 @@
-import { applyMigrations, ensureDatabaseExists, loggerOptions, migrateDatabase, type ServiceDefinition } from '@invoicing/service-kit';
+import { applyMigrations, loggerOptions, prepareDatabase, type ServiceDefinition } from '@invoicing/service-kit';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type CatalogConfig } from './config.ts';
 import { CATALOG_SCHEMA, openCatalogDatabase } from './database.ts';
@@ -9,10 +9,9 @@ export const catalogService: ServiceDefinition<CatalogConfig> = {
   usesEvents: false,
   loadConfig,
   create: async (config) => {
-    await ensureDatabaseExists(config.DATABASE_URL);
     const orm = await openCatalogDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
     const app = buildApp({ orm, internalToken: config.INTERNAL_TOKEN, logger: loggerOptions('catalog', config.LOG_LEVEL) });
-    return { app, start: () => migrateDatabase(orm, CATALOG_SCHEMA, config.DATABASE_URL) };
+    return { app, prepareDatabase: () => prepareDatabase(orm, CATALOG_SCHEMA, config.DATABASE_URL), startWorkers: async () => {} };
   },
   migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, CATALOG_SCHEMA, openCatalogDatabase),
 };

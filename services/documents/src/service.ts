@@ -2,14 +2,13 @@ import { BILLING_SUBJECTS } from '@invoicing/contracts';
 import {
   applyMigrations,
   createServiceClient,
-  ensureDatabaseExists,
   type EventBus,
   eventLogFields,
   loggerOptions,
-  migrateDatabase,
   observeOutboxLag,
   OutboxRelay,
   pingDatabase,
+  prepareDatabase,
   type ServiceDefinition,
 } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
@@ -42,7 +41,6 @@ export interface DocumentsServiceDeps {
  * the browser and its pool.
  */
 export const createDocumentsService = async (config: DocumentsConfig, { bus, logger }: DocumentsServiceDeps) => {
-  await ensureDatabaseExists(config.DATABASE_URL);
   const orm = await openDocumentsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const billingClient = createServiceClient({
     baseUrl: config.BILLING_URL,
@@ -102,24 +100,33 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
     await orm.close();
   });
 
+  /** Starts the relay and the consumer, and warms the browser in the background. */
+  const startWorkers = async () => {
+    relay.start();
+    await bus.subscribe({
+      durable: FINALIZED_CONSUMER,
+      subject: BILLING_SUBJECTS.invoiceFinalized,
+      handle: async (envelope) => {
+        const outcome = await onFinalized(envelope);
+        if (outcome === 'unreadable') app.log.error(eventLogFields(envelope), 'billing.invoice.finalized breaks its contract; skipped');
+        else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
+      },
+    });
+    void renderer?.warm().catch((error: unknown) => app.log.warn({ err: error }, 'Chromium did not warm up; the first PDF launches it'));
+  };
+  /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
+  const prepare = () => prepareDatabase(orm, DOCUMENTS_SCHEMA, config.DATABASE_URL);
+
   return {
     app,
     orm,
     relay,
-    /** Applies pending migrations, starts the relay and the consumer, and warms the browser in the background. */
+    prepareDatabase: prepare,
+    startWorkers,
+    /** Both, at once: what tests do. */
     start: async () => {
-      await migrateDatabase(orm, DOCUMENTS_SCHEMA, config.DATABASE_URL);
-      relay.start();
-      await bus.subscribe({
-        durable: FINALIZED_CONSUMER,
-        subject: BILLING_SUBJECTS.invoiceFinalized,
-        handle: async (envelope) => {
-          const outcome = await onFinalized(envelope);
-          if (outcome === 'unreadable') app.log.error(eventLogFields(envelope), 'billing.invoice.finalized breaks its contract; skipped');
-          else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
-        },
-      });
-      void renderer?.warm().catch((error: unknown) => app.log.warn({ err: error }, 'Chromium did not warm up; the first PDF launches it'));
+      await prepare();
+      await startWorkers();
     },
     stop: () => app.close(),
   };

@@ -1,4 +1,4 @@
-import { migrateDatabase, openDatabase, type Orm } from '@invoicing/service-kit';
+import { migrateDatabase, openDatabase, prepareDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123000000_initial } from './migrations/Migration20261123000000_initial.ts';
 import { ApiKey } from './modules/api-keys/api-key.entity.ts';
 import { IdempotencyRecord } from './modules/idempotency/idempotency.entity.ts';
@@ -10,9 +10,15 @@ const entities = [Workspace, ApiKey, IdempotencyRecord];
 
 const migrations = [{ name: 'Migration20261123000000_initial', class: Migration20261123000000_initial }];
 
-/** Opens the gateway's ORM and applies its pending migrations (serialized across processes). */
+/** Opens the gateway's ORM without touching the database: it connects on first use. */
+export const openGatewayOrm = (url: string, poolSize: number): Promise<Orm> => openDatabase({ url, schema: SCHEMA, entities, migrations, poolSize });
+
+/** Creates the database if missing and applies the gateway's pending migrations; safe to repeat. */
+export const prepareGatewayDatabase = (orm: Orm, url: string): Promise<void> => prepareDatabase(orm, SCHEMA, url);
+
+/** Opens the gateway's ORM and applies its pending migrations (serialized across processes), for the operator command and tests. */
 export const openGatewayDatabase = async (url: string, poolSize: number): Promise<Orm> => {
-  const orm = await openDatabase({ url, schema: SCHEMA, entities, migrations, poolSize });
+  const orm = await openGatewayOrm(url, poolSize);
   try {
     await migrateDatabase(orm, SCHEMA, url);
   } catch (error) {

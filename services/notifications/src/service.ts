@@ -1,12 +1,11 @@
 import {
   applyMigrations,
-  ensureDatabaseExists,
   type EventBus,
   type EventConsumer,
   loggerOptions,
-  migrateDatabase,
   PeriodicTask,
   pingDatabase,
+  prepareDatabase,
   type ServiceDefinition,
 } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
@@ -44,7 +43,6 @@ export interface NotificationsServiceDeps {
  * workers and closes its pool.
  */
 export const createNotificationsService = async (config: NotificationsConfig, { bus, logger, clock = systemClock }: NotificationsServiceDeps) => {
-  await ensureDatabaseExists(config.DATABASE_URL);
   const orm = await openNotificationsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   const secrets = createSecretBox(loadSecretsKey(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_FILE));
   const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS);
@@ -108,18 +106,27 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
     await orm.close();
   });
 
+  const prepare = () => prepareDatabase(orm, NOTIFICATIONS_SCHEMA, config.DATABASE_URL);
+  /** Consumes events and starts the worker and the purge. */
+  const startWorkers = async () => {
+    for (const consumer of CONSUMERS) await bus.subscribe({ ...consumer, handle });
+    worker.start();
+    purge.start();
+  };
+
   return {
     app,
     orm,
     worker,
     /** Deletes the events past their retention now (it also runs hourly); returns how many went. */
     purgeExpiredEvents,
-    /** Applies pending migrations, then consumes events and starts the worker and the purge. */
+    /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
+    prepareDatabase: prepare,
+    startWorkers,
+    /** Both, at once: what tests do. */
     start: async () => {
-      await migrateDatabase(orm, NOTIFICATIONS_SCHEMA, config.DATABASE_URL);
-      for (const consumer of CONSUMERS) await bus.subscribe({ ...consumer, handle });
-      worker.start();
-      purge.start();
+      await prepare();
+      await startWorkers();
     },
     stop: () => app.close(),
   };

@@ -6,6 +6,8 @@ export const API_KEY_CHANNEL = 'gateway_api_key_changed';
 
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 10_000;
+// A database that accepts the connection but never answers must not hold the gateway's start-up.
+const CONNECT_TIMEOUT_MS = 1_500;
 
 export interface ApiKeyChangeListenerOptions {
   url: string;
@@ -28,6 +30,8 @@ export const listenForApiKeyChanges = async ({ url, log, onChange, onReset }: Ap
   let closing = false;
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
+  // One line when notices stop and one when they resume, not one per reconnection attempt.
+  let interrupted = false;
 
   const scheduleReconnect = () => {
     if (closing || retryTimer) return;
@@ -40,13 +44,14 @@ export const listenForApiKeyChanges = async ({ url, log, onChange, onReset }: Ap
   };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost) return;
       lost = true;
       onReset();
-      if (!closing) log.warn({ err: error }, 'API key change notices interrupted; reconnecting');
+      if (!closing && !interrupted) log.warn({ err: error }, 'API key change notices interrupted; reconnecting with backoff');
+      interrupted = true;
       next.removeAllListeners('notification');
       void next.end().catch(() => {});
       scheduleReconnect();
@@ -61,6 +66,8 @@ export const listenForApiKeyChanges = async ({ url, log, onChange, onReset }: Ap
       await next.query(`listen ${API_KEY_CHANNEL}`);
       client = next;
       retryMs = RETRY_MIN_MS;
+      if (interrupted) log.info('API key change notices resumed');
+      interrupted = false;
       // Changes made while nobody listened were missed.
       onReset();
     } catch (error) {
