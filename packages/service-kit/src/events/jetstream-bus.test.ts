@@ -105,6 +105,29 @@ describe('a JetStream bus created while NATS is down', () => {
   });
 });
 
+describe('a JetStream bus whose NATS goes away later', () => {
+  it('is not ready while NATS is down, says so once, and heals: ready again, and its consumer receives what is published after', async () => {
+    const nats = await launchNats();
+    const lines: string[] = [];
+    const consumer = receiver();
+    const bus = await openBus({ url: nats.url, onError: (error, context) => void (context === 'connection' && lines.push(String(error))) });
+    await bus.subscribe({ durable: 'outage-consumer', subject: 'billing.invoice.paid', handle: consumer.handle });
+    await bus.ping();
+
+    await nats.stop();
+    await expect.poll(() => bus.ping().then(() => 'ready', (error: Error) => error.message), { timeout: 10_000 }).toMatch(`NATS at ${nats.url} is unreachable`);
+    await expect(bus.publish(makeEnvelope())).rejects.toThrow(`NATS at ${nats.url} is unreachable`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await nats.start();
+    await expect.poll(() => bus.ping().then(() => 'ready', (error: Error) => error.message), { timeout: 10_000 }).toBe('ready');
+
+    const event = makeEnvelope();
+    await bus.publish(event);
+    await expect.poll(() => consumer.received.map((envelope) => envelope.id), { timeout: 15_000 }).toEqual([event.id]);
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`NATS at ${nats.url} unreachable, retrying \\(attempt 1, down for \\d+ s\\): connection lost$`))]);
+  });
+});
+
 describe('NATS_PREFIX: deployments sharing one NATS server', () => {
   it('keeps each platform to its own events, though their consumers have the same durable name and subject', async () => {
     const nats = await launchNats();

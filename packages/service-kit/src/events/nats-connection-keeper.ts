@@ -132,7 +132,7 @@ export const keepNatsConnection = <Link>(options: NatsConnectionKeeperOptions<Li
       for await (const status of nc.status()) {
         if (closing) return;
         if (status.type === 'disconnect') markDown('connection lost');
-        else if (status.type === 'reconnecting' && !current) noteFailedAttempt(new Error('reconnecting'));
+        else if (status.type === 'reconnecting' && !current) noteFailedAttempt(new Error(outage?.reason ?? 'connection lost'));
         else if (status.type === 'reconnect') {
           try {
             markUp({ nc, link: await options.prepare(nc) });
