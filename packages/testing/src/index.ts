@@ -4,3 +4,4 @@ export * from './postgres-server.ts';
 export * from './redis-server.ts';
 export * from './test-database.ts';
 export * from './expect-problem.ts';
+export * from './tcp-proxy.ts';
