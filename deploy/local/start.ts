@@ -48,7 +48,9 @@ const main = async (): Promise<number> => {
   const settingOf = (port: number) => (port === settings.PORT ? 'PORT' : 'SERVICE_PORT_BASE');
 
   // What a person must fix is said at once, in one line, before anything starts.
-  const conflict = await findConflict(settings, names.map((name) => ({ host: name === GATEWAY ? settings.HOST : '127.0.0.1', port: portOf(name), setting: settingOf(portOf(name)) })));
+  // The gateway's port first: beside a running `npm start`, PORT is the setting people think of.
+  const claimOrder = [...names.filter((name) => name === GATEWAY), ...names.filter((name) => name !== GATEWAY)];
+  const conflict = await findConflict(settings, claimOrder.map((name) => ({ host: name === GATEWAY ? settings.HOST : '127.0.0.1', port: portOf(name), setting: settingOf(portOf(name)) })));
   if (conflict) {
     process.stderr.write(`npm start: ${conflict}\n`);
     return 1;
