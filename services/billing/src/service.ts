@@ -66,6 +66,7 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
       await bus.ping();
     },
     logger: logger ?? loggerOptions('billing', config.LOG_LEVEL),
+    idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
   });
   relay = new OutboxRelay({
     orm,

@@ -10,7 +10,7 @@ export const catalogService: ServiceDefinition<CatalogConfig> = {
   loadConfig,
   create: async (config) => {
     const orm = await openCatalogDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-    const app = buildApp({ orm, internalToken: config.INTERNAL_TOKEN, logger: loggerOptions('catalog', config.LOG_LEVEL) });
+    const app = buildApp({ orm, internalToken: config.INTERNAL_TOKEN, logger: loggerOptions('catalog', config.LOG_LEVEL), idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS });
     return { app, prepareDatabase: () => prepareDatabase(orm, CATALOG_SCHEMA, config.DATABASE_URL), startWorkers: async () => {} };
   },
   migrate: (env) => applyMigrations(loadMigrateConfig(env).DATABASE_URL, CATALOG_SCHEMA, openCatalogDatabase),

@@ -61,6 +61,7 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
       await bus.ping();
     },
     logger: logger ?? loggerOptions('notifications', config.LOG_LEVEL),
+    idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
   });
   worker = new DeliveryWorker({
     orm,
