@@ -94,8 +94,9 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   app.get('/readyz', OPEN_ROUTE, async () => {
     try {
       await pingDatabase(orm);
-    } catch {
-      throw new AppError('unavailable', 'Not ready: the database does not answer.');
+    } catch (error) {
+      // pingDatabase names the database (host:port, never the password) and why it does not answer.
+      throw new AppError('unavailable', `Not ready: ${(error as Error).message}`);
     }
     try {
       await Promise.all([...upstreams.values()].filter(({ name }) => config.awaitedUpstreams.has(name)).map(checkUpstreamReady));
