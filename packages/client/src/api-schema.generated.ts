@@ -27,7 +27,10 @@ export interface paths {
         /** List customers, newest first */
         get: operations["listCustomers"];
         put?: never;
-        /** Create a customer */
+        /**
+         * Create a customer
+         * @description `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (400 on `electronic_address` otherwise).
+         */
         post: operations["createCustomer"];
         delete?: never;
         options?: never;
@@ -55,7 +58,7 @@ export interface paths {
         head?: never;
         /**
          * Update a customer
-         * @description Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.
+         * @description Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme, checked on the result (400 on `electronic_address`). A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -408,7 +411,7 @@ export interface paths {
         head?: never;
         /**
          * Update the workspace's business profile and settings
-         * @description Omitted fields keep their values; `address` merges by key. Finalized invoices keep the snapshot they took.
+         * @description Omitted fields keep their values; `address` merges by key; `payment_account` is replaced whole (null removes it). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -578,9 +581,21 @@ export interface components {
             email?: string | "" | null;
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             phone?: string | null;
-            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description The buyer VAT identifier (EN 16931 BT-48) where there is one, such as DE123456789. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_id?: string | null;
             address?: components["schemas"]["AddressInput"];
+            /**
+             * @description Where e-invoices are delivered (EN 16931 BT-34 for the seller, BT-49 for the buyer): an email address unless `electronic_address_scheme` names another scheme. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example invoices@example.com
+             */
+            electronic_address?: string | null;
+            /**
+             * @description EAS code of `electronic_address`, any case, returned uppercase: `0204` for a Leitweg-ID, `9930` for a German VAT number, `EM` for email; null means email. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example 0204
+             */
+            electronic_address_scheme?: string | "" | null;
+            /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
+            buyer_reference?: string | null;
         };
         AddressInput: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
@@ -603,10 +618,22 @@ export interface components {
             email?: string | "" | null;
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             phone?: string | null;
-            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description The buyer VAT identifier (EN 16931 BT-48) where there is one, such as DE123456789. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_id?: string | null;
             /** @description Merged by key: only the keys sent change. */
             address?: components["schemas"]["AddressInput"];
+            /**
+             * @description Where e-invoices are delivered (EN 16931 BT-34 for the seller, BT-49 for the buyer): an email address unless `electronic_address_scheme` names another scheme. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example invoices@example.com
+             */
+            electronic_address?: string | null;
+            /**
+             * @description EAS code of `electronic_address`, any case, returned uppercase: `0204` for a Leitweg-ID, `9930` for a German VAT number, `EM` for email; null means email. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example 0204
+             */
+            electronic_address_scheme?: string | "" | null;
+            /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
+            buyer_reference?: string | null;
         };
         CreateProductBody: {
             /** @description 1 to 200 characters. */
@@ -729,6 +756,12 @@ export interface components {
             notes?: string | null;
             /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             footer?: string | null;
+            /** @description Buyer reference (BT-10; XRechnung requires it: the Leitweg-ID). Empty: finalization takes the customer's `buyer_reference`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            buyer_reference?: string | null;
+            /** @description Purchase order reference (BT-13). Trimmed; an empty string or null means no value (on update it clears the field). */
+            purchase_order?: string | null;
+            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            delivery_date?: string | "" | null;
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         };
@@ -751,6 +784,18 @@ export interface components {
             quantity?: number;
             /** @description Null or absent: no discount. */
             discount?: components["schemas"]["DiscountInput"] | null;
+            /**
+             * @description UN/ECE Recommendation 20 unit of `quantity` (BT-130), any case, returned uppercase; default `C62` (one).
+             * @example HUR
+             */
+            unit_code?: string;
+            /**
+             * @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.
+             * @enum {string}
+             */
+            tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_exemption_reason?: string | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
@@ -789,6 +834,12 @@ export interface components {
             notes?: string | null;
             /** @description At most 5000 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             footer?: string | null;
+            /** @description Buyer reference (BT-10; XRechnung requires it: the Leitweg-ID). Empty: finalization takes the customer's `buyer_reference`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            buyer_reference?: string | null;
+            /** @description Purchase order reference (BT-13). Trimmed; an empty string or null means no value (on update it clears the field). */
+            purchase_order?: string | null;
+            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            delivery_date?: string | "" | null;
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         };
@@ -818,8 +869,28 @@ export interface components {
             email?: string | "" | null;
             /** @description Merged by key: only the keys sent change. */
             address?: components["schemas"]["AddressInput"];
-            /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description The seller VAT identifier (BT-31), with its country prefix such as DE123456789. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_id?: string | null;
+            /** @description Seller contact telephone (BT-42). Trimmed; an empty string or null means no value (on update it clears the field). */
+            phone?: string | null;
+            /** @description Seller contact point (BT-41). Trimmed; an empty string or null means no value (on update it clears the field). */
+            contact_name?: string | null;
+            /**
+             * @description Where e-invoices are delivered (EN 16931 BT-34 for the seller, BT-49 for the buyer): an email address unless `electronic_address_scheme` names another scheme. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example invoices@example.com
+             */
+            electronic_address?: string | null;
+            /**
+             * @description EAS code of `electronic_address`, any case, returned uppercase: `0204` for a Leitweg-ID, `9930` for a German VAT number, `EM` for email; null means email. Trimmed; an empty string or null means no value (on update it clears the field).
+             * @example 0204
+             */
+            electronic_address_scheme?: string | "" | null;
+            payment_account?: components["schemas"]["PaymentAccountInput"] | null;
+            /**
+             * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
+             * @enum {string}
+             */
+            pdf_format?: "standard" | "facturx";
             /**
              * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
              * @example USD
@@ -839,6 +910,15 @@ export interface components {
             payment_instructions?: string | null;
             /** @description A hex colour such as #1A2B3C; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
             brand_color?: string | "" | null;
+        };
+        /** @description Replaces the whole payment account; null removes it. */
+        PaymentAccountInput: {
+            /** @description Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits. */
+            iban: string;
+            /** @description 8 or 11 characters, any case. Trimmed; an empty string or null means no value (on update it clears the field). */
+            bic?: string | "" | null;
+            /** @description Account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
+            name?: string | null;
         };
         CreateWebhookEndpointBody: {
             /**
@@ -932,6 +1012,12 @@ export interface components {
             /** @description VAT, EIN, GSTIN, ABN and similar; not format-checked. */
             tax_id: string | null;
             address: components["schemas"]["Address"];
+            /** @description Where e-invoices are delivered (EN 16931 BT-49); e-invoices use `email` when null. */
+            electronic_address: string | null;
+            /** @description EAS code of `electronic_address`; null means an email address (`EM`). */
+            electronic_address_scheme: string | null;
+            /** @description Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires. */
+            buyer_reference: string | null;
             /** @description True once archived. */
             deleted: boolean;
             /**
@@ -1056,6 +1142,7 @@ export interface components {
             discount_total: number;
             /** @description subtotal − discount_total. */
             taxable_amount: number;
+            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
@@ -1064,6 +1151,12 @@ export interface components {
             amount_paid: number;
             notes: string | null;
             footer: string | null;
+            /** @description Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`. */
+            buyer_reference: string | null;
+            /** @description Purchase order reference (BT-13). */
+            purchase_order: string | null;
+            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`. */
+            delivery_date: string | null;
             /** @description Frozen at finalization; null while draft. */
             business_snapshot: components["schemas"]["BusinessSnapshot"] | null;
             /** @description Frozen at finalization; null while draft. */
@@ -1091,7 +1184,12 @@ export interface components {
              */
             updated_at: string;
             lines: components["schemas"]["InvoiceLines"];
+            /** @description VAT per category and rate (BG-23), from the lines. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
+            tax_breakdown: components["schemas"]["TaxBreakdownEntry"][];
+            /** @description Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing. */
+            einvoice: components["schemas"]["EinvoiceReadiness"] | null;
         };
+        /** @description The seller as it was at finalization; `tax_id` is the seller VAT identifier (BT-31). Invoices finalized before these e-invoice fields existed show them as null. */
         BusinessSnapshot: {
             business_name: string | null;
             email: string | null;
@@ -1099,12 +1197,45 @@ export interface components {
             tax_id: string | null;
             payment_instructions: string | null;
             brand_color: string | null;
+            /** @description Seller contact telephone (BT-42). */
+            phone: string | null;
+            /** @description Seller contact point (BT-41). */
+            contact_name: string | null;
+            /** @description Seller electronic address (BT-34): the account’s, else its email; null when it had neither. */
+            electronic_address: string | null;
+            /** @description EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is. */
+            electronic_address_scheme: string | null;
+            /** @description Credit transfer account (BG-17), payment means code 58. */
+            payment_account: components["schemas"]["PaymentAccount"] | null;
         };
+        /** @description The account the buyer pays into by credit transfer (payment means code 58). */
+        PaymentAccount: {
+            /**
+             * @description Spaces removed, uppercase (BT-84).
+             * @example DE89370400440532013000
+             */
+            iban: string;
+            /**
+             * @description BT-86.
+             * @example COBADEFFXXX
+             */
+            bic: string | null;
+            /** @description Account holder (BT-85). */
+            name: string | null;
+        };
+        /** @description The customer as it was at finalization. Invoices finalized before the e-invoice fields existed show them as null. */
         CustomerSnapshot: {
             name: string;
             email: string | null;
             address: components["schemas"]["Address"];
+            /** @description Buyer VAT identifier (BT-48). */
             tax_id: string | null;
+            /** @description Buyer electronic address (BT-49): the customer’s, else its email; null when it had neither. */
+            electronic_address: string | null;
+            /** @description EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is. */
+            electronic_address_scheme: string | null;
+            /** @description The customer’s default buyer reference at finalization. */
+            buyer_reference: string | null;
         };
         InvoiceLines: {
             /** @constant */
@@ -1131,8 +1262,20 @@ export interface components {
             tax_rate: number;
             /** @description quantity × unit_amount − discount_amount. */
             amount: number;
-            /** @description round_half_up(amount × tax_rate / 100). */
+            /** @description This line's share of its VAT group's tax. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax: number;
+            /**
+             * @description UN/ECE Recommendation 20 unit code (BT-130); `C62` unless sent.
+             * @example C62
+             */
+            unit_code: string;
+            /**
+             * @description VAT category code (BT-151).
+             * @enum {string}
+             */
+            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description Why no VAT is charged (BT-120); null for `S` and `Z`. */
+            tax_exemption_reason: string | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input. */
         Discount: {
@@ -1141,6 +1284,46 @@ export interface components {
         } | {
             /** @description Percent off the line: 12.5 means 12.5 percent. */
             percent_off: number;
+        };
+        TaxBreakdownEntry: {
+            /**
+             * @description VAT category code (BT-118).
+             * @enum {string}
+             */
+            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description Percentage (BT-119): 19 means 19 percent. */
+            tax_rate: number;
+            /** @description Σ line `amount` of the lines in this category and rate (BT-116), minor units. */
+            taxable_amount: number;
+            /** @description VAT of this category and rate (BT-117), minor units: round_half_up(taxable_amount × tax_rate / 100) for every invoice finalized from this version on (EN 16931 BR-CO-17); invoices finalized before keep the sum of their per-line taxes. */
+            tax: number;
+            /** @description Why no VAT is charged (BT-120): the distinct reasons of the lines, joined by "; ". Null for S and Z. */
+            tax_exemption_reason: string | null;
+        };
+        EinvoiceReadiness: {
+            /** @description EN 16931 core (UBL, CII, Factur-X EN 16931). */
+            en16931: components["schemas"]["ProfileReadiness"];
+            /** @description XRechnung 3 (the German CIUS): EN 16931 plus the BR-DE rules. */
+            xrechnung: components["schemas"]["ProfileReadiness"];
+        };
+        MissingEinvoiceField: {
+            /**
+             * @description The invoice field that lacks a value or breaks the rule, as the invoice response names it.
+             * @example buyer_reference
+             */
+            path: string;
+            /**
+             * @description The EN 16931 or XRechnung rule (or business term) it comes from.
+             * @example BR-DE-15
+             */
+            rule: string;
+            /** @description What is missing and where to set it, naming the rule. */
+            message: string;
+        };
+        ProfileReadiness: {
+            /** @description True when `missing` is empty: the export in this profile gives a valid document. */
+            ready: boolean;
+            missing: components["schemas"]["MissingEinvoiceField"][];
         };
         InvoiceSummary: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1178,6 +1361,7 @@ export interface components {
             discount_total: number;
             /** @description subtotal − discount_total. */
             taxable_amount: number;
+            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
@@ -1186,6 +1370,12 @@ export interface components {
             amount_paid: number;
             notes: string | null;
             footer: string | null;
+            /** @description Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`. */
+            buyer_reference: string | null;
+            /** @description Purchase order reference (BT-13). */
+            purchase_order: string | null;
+            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`. */
+            delivery_date: string | null;
             /** @description Frozen at finalization; null while draft. */
             business_snapshot: components["schemas"]["BusinessSnapshot"] | null;
             /** @description Frozen at finalization; null while draft. */
@@ -1394,7 +1584,23 @@ export interface components {
             business_name: string | null;
             email: string | null;
             address: components["schemas"]["Address"];
+            /** @description The seller VAT identifier (EN 16931 BT-31), such as DE123456789. */
             tax_id: string | null;
+            /** @description Seller contact telephone (BT-42; XRechnung requires it). */
+            phone: string | null;
+            /** @description Seller contact point, a person or department (BT-41; XRechnung requires it). */
+            contact_name: string | null;
+            /** @description Seller electronic address (BT-34); e-invoices use `email` when null. */
+            electronic_address: string | null;
+            /** @description EAS code of `electronic_address`; null means an email address (`EM`). */
+            electronic_address_scheme: string | null;
+            /** @description The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions). */
+            payment_account: components["schemas"]["PaymentAccount"] | null;
+            /**
+             * @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`.
+             * @enum {string}
+             */
+            pdf_format: "standard" | "facturx";
             /**
              * @description Currency of new invoices that name none.
              * @example USD
@@ -4392,6 +4598,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_name": "Seller GmbH",
+                 *       "tax_id": "DE123456789",
+                 *       "email": "billing@seller.example",
+                 *       "phone": "+49 221 1234567",
+                 *       "contact_name": "Accounts receivable",
+                 *       "payment_account": {
+                 *         "iban": "DE89 3704 0044 0532 0130 00",
+                 *         "bic": "COBADEFFXXX",
+                 *         "name": "Seller GmbH"
+                 *       },
+                 *       "pdf_format": "facturx"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateAccountBody"];
             };
         };

@@ -119,3 +119,43 @@ export const AddressInput = z
   })
   .meta({ id: 'AddressInput' });
 export type AddressInput = z.infer<typeof AddressInput>;
+
+/**
+ * Electronic address schemes (EN 16931 BT-34 / BT-49 `schemeID`): the EAS code list, four-digit
+ * codes such as `0204` (Leitweg-ID) or `9930` (German VAT number), and its letter codes, `EM`
+ * (an email address) among them.
+ */
+const ELECTRONIC_ADDRESS_SCHEME_RULE = 'must be an EAS code: four digits such as 0204 or 9930, or one of EM, AN, AQ, AS, AU';
+export const ElectronicAddressScheme = z
+  .string()
+  .transform((code) => code.toUpperCase())
+  .pipe(z.string().regex(/^(\d{4}|AN|AQ|AS|AU|EM)$/, ELECTRONIC_ADDRESS_SCHEME_RULE));
+
+/** The scheme of an email address, which an electronic address without a scheme is. */
+export const EMAIL_ADDRESS_SCHEME = 'EM';
+export const ELECTRONIC_ADDRESS_MAX = 254;
+
+export const optionalElectronicAddress = () =>
+  optionalText(ELECTRONIC_ADDRESS_MAX).meta({
+    description: `Where e-invoices are delivered (EN 16931 BT-34 for the seller, BT-49 for the buyer): an email address unless \`electronic_address_scheme\` names another scheme. ${OPTIONAL_TEXT_RULE}`,
+    example: 'invoices@example.com',
+  });
+
+export const optionalElectronicAddressScheme = () =>
+  optionalText(4, { format: ElectronicAddressScheme, tooLong: ELECTRONIC_ADDRESS_SCHEME_RULE }).meta({
+    description: `EAS code of \`electronic_address\`, any case, returned uppercase: \`0204\` for a Leitweg-ID, \`9930\` for a German VAT number, \`EM\` for email; null means email. ${OPTIONAL_TEXT_RULE}`,
+    example: '0204',
+  });
+
+/**
+ * Why an electronic address and its scheme do not fit together, or null. Checked on the stored
+ * result of a write (either may come in another request): without a scheme, or with `EM`, the
+ * address must be an email address.
+ */
+export const electronicAddressProblem = (address: string | null | undefined, scheme: string | null | undefined): string | null => {
+  if (address == null) return null;
+  if ((scheme == null || scheme === EMAIL_ADDRESS_SCHEME) && !z.email().safeParse(address).success) {
+    return 'must be an email address unless electronic_address_scheme names another scheme (such as 0204 for a Leitweg-ID)';
+  }
+  return null;
+};

@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { Address, AddressInput, dataOf, OPTIONAL_TEXT_RULE, optionalEmail, optionalText } from '../common.ts';
+import {
+  Address,
+  AddressInput,
+  dataOf,
+  OPTIONAL_TEXT_RULE,
+  optionalElectronicAddress,
+  optionalElectronicAddressScheme,
+  optionalEmail,
+  optionalText,
+} from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { defineOperation } from '../operation.ts';
+import { PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -79,7 +89,13 @@ export const Account = z
     business_name: z.string().nullable(),
     email: z.string().nullable(),
     address: Address,
-    tax_id: z.string().nullable(),
+    tax_id: z.string().nullable().describe('The seller VAT identifier (EN 16931 BT-31), such as DE123456789.'),
+    phone: z.string().nullable().describe('Seller contact telephone (BT-42; XRechnung requires it).'),
+    contact_name: z.string().nullable().describe('Seller contact point, a person or department (BT-41; XRechnung requires it).'),
+    electronic_address: z.string().nullable().describe('Seller electronic address (BT-34); e-invoices use `email` when null.'),
+    electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
+    payment_account: PaymentAccount.nullable().describe('The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions).'),
+    pdf_format: PdfFormat.describe('What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`.'),
     default_currency: z.string().describe('Currency of new invoices that name none.').meta({ example: 'USD' }),
     timezone: z.string().meta({ example: 'UTC' }),
     number_format: z.string().meta({ example: DEFAULT_NUMBER_FORMAT }),
@@ -94,7 +110,13 @@ export const UpdateAccountBody = z
     business_name: optionalText(200).optional(),
     email: optionalEmail().optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
-    tax_id: optionalText(50).optional(),
+    tax_id: optionalText(50).optional().describe(`The seller VAT identifier (BT-31), with its country prefix such as DE123456789. ${OPTIONAL_TEXT_RULE}`),
+    phone: optionalText(50).optional().describe(`Seller contact telephone (BT-42). ${OPTIONAL_TEXT_RULE}`),
+    contact_name: optionalText(200).optional().describe(`Seller contact point (BT-41). ${OPTIONAL_TEXT_RULE}`),
+    electronic_address: optionalElectronicAddress().optional(),
+    electronic_address_scheme: optionalElectronicAddressScheme().optional(),
+    payment_account: PaymentAccountInput.nullable().optional(),
+    pdf_format: PdfFormat.optional(),
     default_currency: CurrencyCode.optional(),
     timezone: TimeZone.optional(),
     number_format: NumberFormat.optional().describe(
@@ -105,7 +127,20 @@ export const UpdateAccountBody = z
       .optional()
       .describe(`A hex colour such as #1A2B3C; returned uppercase. ${OPTIONAL_TEXT_RULE}`),
   })
-  .meta({ id: 'UpdateAccountBody' });
+  .meta({
+    id: 'UpdateAccountBody',
+    examples: [
+      {
+        business_name: 'Seller GmbH',
+        tax_id: 'DE123456789',
+        email: 'billing@seller.example',
+        phone: '+49 221 1234567',
+        contact_name: 'Accounts receivable',
+        payment_account: { iban: 'DE89 3704 0044 0532 0130 00', bic: 'COBADEFFXXX', name: 'Seller GmbH' },
+        pdf_format: 'facturx',
+      },
+    ],
+  });
 export type UpdateAccountBody = z.infer<typeof UpdateAccountBody>;
 
 const tag = 'Account';
@@ -121,7 +156,8 @@ export const retrieveAccount = defineOperation({
 export const updateAccount = defineOperation({
   operationId: 'updateAccount',
   summary: "Update the workspace's business profile and settings",
-  description: 'Omitted fields keep their values; `address` merges by key. Finalized invoices keep the snapshot they took.',
+  description:
+    'Omitted fields keep their values; `address` merges by key; `payment_account` is replaced whole (null removes it). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.',
   tag, service, method: 'PATCH', path: '/api/v1/account', scope: 'account:write', idempotency: 'optional',
   body: UpdateAccountBody,
   responses: { 200: { description: 'The updated account.', schema: dataOf(Account) } },

@@ -4,6 +4,17 @@ import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { TAX_RATE_DECIMALS } from '../catalog/prices.ts';
+import {
+  DEFAULT_UNIT_CODE,
+  EinvoiceReadiness,
+  PaymentAccount,
+  TAX_EXEMPTION_REASON_MAX,
+  TaxCategory,
+  taxCategoryIssues,
+  UnitCode,
+  defaultTaxCategory,
+} from './einvoice-fields.ts';
+import { TaxBreakdownEntry } from './tax-breakdown.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'overdue', 'paid', 'void'] as const;
 export const InvoiceStatus = z.enum(INVOICE_STATUSES);
@@ -18,6 +29,20 @@ export const DAYS_UNTIL_DUE_MAX = 365;
 export const LINE_DESCRIPTION_MAX = 500;
 export const INVOICE_TEXT_MAX = 5000;
 export const PERCENT_OFF_DECIMALS = 2;
+export const INVOICE_REFERENCE_MAX = 200;
+
+/**
+ * How tax is computed (decisions.md, refined for EN 16931 BR-CO-17): the lines are grouped by
+ * VAT category and rate; each group's tax is round_half_up(Σ line amount × rate / 100), rounded
+ * once; `tax_total` is the sum of the groups' taxes. Each line's `tax` is its group's tax shared
+ * over the group's lines by largest remainder (each line gets its exact share rounded down, the
+ * units left go to the largest fractions, ties to the earlier line), so Σ line tax = tax_total
+ * still holds and the invoice, its PDF and its e-invoice show the same figures. Invoices finalized
+ * before this rule keep their per-line-rounded taxes and totals (and their hashes); a draft from
+ * before is priced again when it is edited or finalized.
+ */
+export const TAX_RULE =
+  'Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized.';
 
 /**
  * A line discount as returned: only the key that is set (decisions.md: "exactly one of"), so a
@@ -71,6 +96,13 @@ export const InvoiceItemInput = z
     // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
     quantity: z.int().min(1).default(1).describe('Integer ≥ 1; default 1.'),
     discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
+    unit_code: UnitCode.optional().describe(`UN/ECE Recommendation 20 unit of \`quantity\` (BT-130), any case, returned uppercase; default \`${DEFAULT_UNIT_CODE}\` (one).`),
+    tax_category: TaxCategory.optional().describe(
+      'VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.',
+    ),
+    tax_exemption_reason: optionalText(TAX_EXEMPTION_REASON_MAX)
+      .optional()
+      .describe(`Why no VAT is charged (BT-120), such as "Reverse charge": required for \`E\`, \`AE\`, \`K\`, \`G\` and \`O\`, refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
   })
   .superRefine((item, ctx) => {
     const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
@@ -80,6 +112,10 @@ export const InvoiceItemInput = z
     } else {
       if (item.description === undefined) refuse('description', 'is required on a line without price');
       if (item.unit_amount === undefined) refuse('unit_amount', 'is required on a line without price');
+      // A catalog line's rate is known only once its price is read: billing checks those lines then.
+      const taxRate = item.tax_rate ?? 0;
+      const taxCategory = item.tax_category ?? defaultTaxCategory(taxRate);
+      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason: item.tax_exemption_reason ?? null })) refuse(issue.field, issue.message);
     }
   })
   .meta({ id: 'InvoiceItemInput' });
@@ -99,7 +135,10 @@ export const InvoiceLine = z
     discount_amount: z.int().describe('The discount in minor units.'),
     tax_rate: z.number().describe('Percentage: 8.5 means 8.5 percent.'),
     amount: z.int().describe('quantity × unit_amount − discount_amount.'),
-    tax: z.int().describe('round_half_up(amount × tax_rate / 100).'),
+    tax: z.int().describe(`This line's share of its VAT group's tax. ${TAX_RULE}`),
+    unit_code: z.string().describe(`UN/ECE Recommendation 20 unit code (BT-130); \`${DEFAULT_UNIT_CODE}\` unless sent.`).meta({ example: DEFAULT_UNIT_CODE }),
+    tax_category: TaxCategory.describe('VAT category code (BT-151).'),
+    tax_exemption_reason: z.string().nullable().describe('Why no VAT is charged (BT-120); null for `S` and `Z`.'),
   })
   .meta({ id: 'InvoiceLine' });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;
@@ -113,7 +152,16 @@ export const BusinessSnapshot = z
     tax_id: z.string().nullable(),
     payment_instructions: z.string().nullable(),
     brand_color: z.string().nullable(),
+    phone: z.string().nullable().describe('Seller contact telephone (BT-42).'),
+    contact_name: z.string().nullable().describe('Seller contact point (BT-41).'),
+    electronic_address: z
+      .string()
+      .nullable()
+      .describe('Seller electronic address (BT-34): the account’s, else its email; null when it had neither.'),
+    electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is.'),
+    payment_account: PaymentAccount.nullable().describe('Credit transfer account (BG-17), payment means code 58.'),
   })
+  .describe('The seller as it was at finalization; `tax_id` is the seller VAT identifier (BT-31). Invoices finalized before these e-invoice fields existed show them as null.')
   .meta({ id: 'BusinessSnapshot' });
 export type BusinessSnapshot = z.infer<typeof BusinessSnapshot>;
 
@@ -123,8 +171,12 @@ export const CustomerSnapshot = z
     name: z.string(),
     email: z.string().nullable(),
     address: Address,
-    tax_id: z.string().nullable(),
+    tax_id: z.string().nullable().describe('Buyer VAT identifier (BT-48).'),
+    electronic_address: z.string().nullable().describe('Buyer electronic address (BT-49): the customer’s, else its email; null when it had neither.'),
+    electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is.'),
+    buyer_reference: z.string().nullable().describe('The customer’s default buyer reference at finalization.'),
   })
+  .describe('The customer as it was at finalization. Invoices finalized before the e-invoice fields existed show them as null.')
   .meta({ id: 'CustomerSnapshot' });
 export type CustomerSnapshot = z.infer<typeof CustomerSnapshot>;
 
@@ -143,12 +195,18 @@ const invoiceFields = {
   subtotal: z.int().describe('Σ quantity × unit_amount.'),
   discount_total: z.int(),
   taxable_amount: z.int().describe('subtotal − discount_total.'),
-  tax_total: z.int(),
+  tax_total: z.int().describe(TAX_RULE),
   total: z.int().describe('taxable_amount + tax_total.'),
   amount_due: z.int().describe('0 while draft; total while open or overdue; 0 once paid or void.'),
   amount_paid: z.int(),
   notes: z.string().nullable(),
   footer: z.string().nullable(),
+  buyer_reference: z
+    .string()
+    .nullable()
+    .describe('Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`.'),
+  purchase_order: z.string().nullable().describe('Purchase order reference (BT-13).'),
+  delivery_date: CalendarDate.nullable().describe('Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`.'),
   business_snapshot: BusinessSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
   customer_snapshot: CustomerSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
   public_url_token: z.string().nullable(),
@@ -166,7 +224,16 @@ const invoiceFields = {
 
 export const InvoiceLines = z.object({ object: z.literal('list'), data: z.array(InvoiceLine) }).meta({ id: 'InvoiceLines' });
 
-export const Invoice = z.object({ ...invoiceFields, lines: InvoiceLines }).meta({ id: 'Invoice' });
+export const Invoice = z
+  .object({
+    ...invoiceFields,
+    lines: InvoiceLines,
+    tax_breakdown: z.array(TaxBreakdownEntry).describe(`VAT per category and rate (BG-23), from the lines. ${TAX_RULE}`),
+    einvoice: EinvoiceReadiness.nullable().describe(
+      'Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing.',
+    ),
+  })
+  .meta({ id: 'Invoice' });
 export type Invoice = z.infer<typeof Invoice>;
 
 /** The pay and void responses: the invoice without `lines`. */
@@ -194,6 +261,13 @@ const invoiceInputFields = {
     .describe(`0 to ${DAYS_UNTIL_DUE_MAX}: sets due_date = issue_date + days_until_due; ignored when due_date is sent.`),
   notes: text.optional().describe(`At most ${INVOICE_TEXT_MAX} characters. ${OPTIONAL_TEXT_RULE}`),
   footer: text.optional().describe(`At most ${INVOICE_TEXT_MAX} characters. ${OPTIONAL_TEXT_RULE}`),
+  buyer_reference: optionalText(INVOICE_REFERENCE_MAX)
+    .optional()
+    .describe(`Buyer reference (BT-10; XRechnung requires it: the Leitweg-ID). Empty: finalization takes the customer's \`buyer_reference\`. ${OPTIONAL_TEXT_RULE}`),
+  purchase_order: optionalText(INVOICE_REFERENCE_MAX).optional().describe(`Purchase order reference (BT-13). ${OPTIONAL_TEXT_RULE}`),
+  delivery_date: optionalText(10, { format: CalendarDate })
+    .optional()
+    .describe(`Actual delivery date (BT-72). Empty: finalization takes \`issue_date\`. ${OPTIONAL_TEXT_RULE}`),
 };
 
 export const CreateInvoiceBody = z

@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { Address, AddressInput, BooleanQuery, dataOf, optionalEmail, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import {
+  Address,
+  AddressInput,
+  BooleanQuery,
+  dataOf,
+  OPTIONAL_TEXT_RULE,
+  optionalElectronicAddress,
+  optionalElectronicAddressScheme,
+  optionalEmail,
+  optionalText,
+  PageQuery,
+  pageOf,
+  SearchQuery,
+  Timestamp,
+} from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -13,6 +27,9 @@ export const Customer = z
     phone: z.string().nullable(),
     tax_id: z.string().nullable().describe('VAT, EIN, GSTIN, ABN and similar; not format-checked.'),
     address: Address,
+    electronic_address: z.string().nullable().describe('Where e-invoices are delivered (EN 16931 BT-49); e-invoices use `email` when null.'),
+    electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
+    buyer_reference: z.string().nullable().describe('Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires.'),
     deleted: z.boolean().describe('True once archived.'),
     created: Timestamp,
   })
@@ -22,7 +39,18 @@ export type Customer = z.infer<typeof Customer>;
 const name = z.string().trim().min(1).max(256).describe('Full legal or trade name; at least 1 character.');
 const email = optionalEmail();
 const phone = optionalText(50);
-const taxId = optionalText(50);
+const taxId = optionalText(50).describe(`The buyer VAT identifier (EN 16931 BT-48) where there is one, such as DE123456789. ${OPTIONAL_TEXT_RULE}`);
+const electronicAddress = optionalElectronicAddress();
+const electronicAddressScheme = optionalElectronicAddressScheme();
+export const BUYER_REFERENCE_MAX = 200;
+const buyerReference = optionalText(BUYER_REFERENCE_MAX).describe(
+  `Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. ${OPTIONAL_TEXT_RULE}`,
+);
+const einvoiceFields = {
+  electronic_address: electronicAddress.optional(),
+  electronic_address_scheme: electronicAddressScheme.optional(),
+  buyer_reference: buyerReference.optional(),
+};
 
 export const CreateCustomerBody = z
   .strictObject({
@@ -31,10 +59,20 @@ export const CreateCustomerBody = z
     phone: phone.optional(),
     tax_id: taxId.optional(),
     address: AddressInput.optional(),
+    ...einvoiceFields,
   })
   .meta({
     id: 'CreateCustomerBody',
-    examples: [{ name: 'Müller GmbH', email: 'billing@mueller.example', tax_id: 'DE123456789', address: { line1: 'Hauptstraße 5', postal_code: '50667', city: 'Köln', country: 'DE' } }],
+    examples: [
+      { name: 'Müller GmbH', email: 'billing@mueller.example', tax_id: 'DE123456789', address: { line1: 'Hauptstraße 5', postal_code: '50667', city: 'Köln', country: 'DE' } },
+      {
+        name: 'Stadt Köln',
+        address: { line1: 'Willy-Brandt-Platz 2', postal_code: '50679', city: 'Köln', country: 'DE' },
+        electronic_address: '991-12345-67',
+        electronic_address_scheme: '0204',
+        buyer_reference: '991-12345-67',
+      },
+    ],
   });
 export type CreateCustomerBody = z.infer<typeof CreateCustomerBody>;
 
@@ -45,6 +83,7 @@ export const UpdateCustomerBody = z
     phone: phone.optional(),
     tax_id: taxId.optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
+    ...einvoiceFields,
   })
   .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
@@ -70,6 +109,8 @@ export const listCustomers = defineOperation({
 export const createCustomer = defineOperation({
   operationId: 'createCustomer',
   summary: 'Create a customer',
+  description:
+    '`electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (400 on `electronic_address` otherwise).',
   tag, service, method: 'POST', path: '/api/v1/customers', scope: 'clients:write', idempotency: 'optional',
   body: CreateCustomerBody,
   responses: { 201: { description: 'The new customer.', schema: dataOf(Customer) } },
@@ -87,7 +128,7 @@ export const updateCustomer = defineOperation({
   operationId: 'updateCustomer',
   summary: 'Update a customer',
   description:
-    'Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.',
+    'Omitted fields keep their values; `address` merges by key; an empty string clears an optional field. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme, checked on the result (400 on `electronic_address`). A deleted (archived) customer cannot be changed: 409 `invalid_state`, and nothing changes.',
   tag, service, method: 'PATCH', path: '/api/v1/customers/:id', scope: 'clients:write', idempotency: 'optional',
   params: IdPathParams,
   body: UpdateCustomerBody,
