@@ -15,6 +15,9 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   phone: null,
   taxId: 'US-1',
   address: address(),
+  electronicAddress: null,
+  electronicAddressScheme: null,
+  buyerReference: null,
   deleted: false,
   created: new Date('2026-01-01T00:00:00.000Z'),
   ...overrides,
@@ -39,6 +42,8 @@ describe('customerChanges', () => {
     ['email null (sent as "" or null) clears it', { email: null }, { email: null }],
     ['tax_id and phone', { tax_id: null, phone: '555' }, { taxId: null, phone: '555' }],
     ['address merges into the stored one', { address: { city: null } }, { address: address({ city: null }) }],
+    ['e-invoice fields', { electronic_address: '991-12345-67', electronic_address_scheme: '0204', buyer_reference: '991-12345-67' }, { electronicAddress: '991-12345-67', electronicAddressScheme: '0204', buyerReference: '991-12345-67' }],
+    ['an email address needs no scheme', { electronic_address: 'einvoice@acme.test' }, { electronicAddress: 'einvoice@acme.test' }],
   ])('%s', (_, patch, expected) => {
     expect(customerChanges(makeCustomer(), patch)).toEqual(expected);
   });
@@ -53,10 +58,28 @@ describe('customerChanges', () => {
   });
 });
 
+describe('electronic address and its scheme, checked on the stored result', () => {
+  it.each<[string, Partial<CustomerRow>, Parameters<typeof customerChanges>[1]]>([
+    ['a non-email address without a scheme', {}, { electronic_address: '991-12345-67' }],
+    ['a non-email address with scheme EM', {}, { electronic_address: '991-12345-67', electronic_address_scheme: 'EM' }],
+    ['clearing the scheme of a stored Leitweg-ID', { electronicAddress: '991-12345-67', electronicAddressScheme: '0204' }, { electronic_address_scheme: null }],
+  ])('refuses %s with a 400 on electronic_address', (_, stored, patch) => {
+    expect(() => customerChanges(makeCustomer(stored), patch)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'electronic_address' })] }),
+    );
+  });
+
+  it('accepts the scheme sent alone when it makes the stored address valid', () => {
+    expect(customerChanges(makeCustomer({ electronicAddress: '9930:DE123' }), { electronic_address_scheme: '9930' })).toEqual({ electronicAddressScheme: '9930' });
+  });
+});
+
 describe('newCustomer', () => {
   it('fills every unsent field with null and starts not deleted', () => {
     const sut = newCustomer('0190f3e2-0000-7000-8000-000000000001', { name: 'Solo' }, new Date('2026-02-03T04:05:06.789Z'));
-    expect(sut).toMatchObject({ name: 'Solo', email: null, phone: null, taxId: null, address: EMPTY_ADDRESS, deleted: false });
+    expect(sut).toMatchObject({
+      name: 'Solo', email: null, phone: null, taxId: null, address: EMPTY_ADDRESS, electronicAddress: null, electronicAddressScheme: null, buyerReference: null, deleted: false,
+    });
     expect(sut.created.toISOString()).toBe('2026-02-03T04:05:06.789Z');
   });
 });

@@ -1,20 +1,36 @@
-import { toPublicId, type Address, type CreateCustomerBody, type Customer, type UpdateCustomerBody } from '@invoicing/contracts';
-import { invalidState, newId } from '@invoicing/service-kit';
+import { electronicAddressProblem, toPublicId, type Address, type CreateCustomerBody, type Customer, type UpdateCustomerBody } from '@invoicing/contracts';
+import { invalidRequest, invalidState, newId } from '@invoicing/service-kit';
 import type { CustomerRow } from './customer.entity.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
 
-export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: Date): CustomerRow => ({
-  id: newId(),
-  workspaceId,
-  name: body.name,
-  email: body.email ?? null,
-  phone: body.phone ?? null,
-  taxId: body.tax_id ?? null,
-  address: mergeAddress(EMPTY_ADDRESS, body.address),
-  deleted: false,
-  created: now,
-});
+/**
+ * The electronic address and its scheme as they will be stored, whichever of them the write sent:
+ * without a scheme (or with `EM`) it must be an email address. 400 on `electronic_address`.
+ */
+export const assertElectronicAddressFits = (row: Pick<CustomerRow, 'electronicAddress' | 'electronicAddressScheme'>): void => {
+  const problem = electronicAddressProblem(row.electronicAddress, row.electronicAddressScheme);
+  if (problem) throw invalidRequest(`electronic_address ${problem}.`, [{ path: 'electronic_address', message: problem }]);
+};
+
+export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: Date): CustomerRow => {
+  const row: CustomerRow = {
+    id: newId(),
+    workspaceId,
+    name: body.name,
+    email: body.email ?? null,
+    phone: body.phone ?? null,
+    taxId: body.tax_id ?? null,
+    address: mergeAddress(EMPTY_ADDRESS, body.address),
+    electronicAddress: body.electronic_address ?? null,
+    electronicAddressScheme: body.electronic_address_scheme ?? null,
+    buyerReference: body.buyer_reference ?? null,
+    deleted: false,
+    created: now,
+  };
+  assertElectronicAddressFits(row);
+  return row;
+};
 
 /** Only the keys sent change; a key sent as null clears that line. */
 export const mergeAddress = (current: Address, sent: Partial<Address> | undefined): Address => {
@@ -32,13 +48,18 @@ export const mergeAddress = (current: Address, sent: Partial<Address> | undefine
  */
 export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody): Partial<CustomerRow> => {
   if (current.deleted) throw invalidState('A deleted customer cannot be changed.');
-  return {
+  const changes: Partial<CustomerRow> = {
     ...(patch.name !== undefined ? { name: patch.name } : {}),
     ...(patch.email !== undefined ? { email: patch.email } : {}),
     ...(patch.phone !== undefined ? { phone: patch.phone } : {}),
     ...(patch.tax_id !== undefined ? { taxId: patch.tax_id } : {}),
     ...(patch.address !== undefined ? { address: mergeAddress(current.address, patch.address) } : {}),
+    ...(patch.electronic_address !== undefined ? { electronicAddress: patch.electronic_address } : {}),
+    ...(patch.electronic_address_scheme !== undefined ? { electronicAddressScheme: patch.electronic_address_scheme } : {}),
+    ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
   };
+  assertElectronicAddressFits({ ...current, ...changes });
+  return changes;
 };
 
 /** Archiving is a soft delete: invoices keep the customer's details, and it stays retrievable. */
@@ -52,6 +73,9 @@ export const customerView = (row: CustomerRow): Customer => ({
   phone: row.phone ?? null,
   tax_id: row.taxId ?? null,
   address: row.address,
+  electronic_address: row.electronicAddress ?? null,
+  electronic_address_scheme: row.electronicAddressScheme ?? null,
+  buyer_reference: row.buyerReference ?? null,
   deleted: row.deleted,
   created: row.created.toISOString(),
 });

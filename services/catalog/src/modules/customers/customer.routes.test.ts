@@ -29,9 +29,33 @@ describe('customers', () => {
       phone: null,
       tax_id: null,
       address: EMPTY_ADDRESS,
+      electronic_address: null,
+      electronic_address_scheme: null,
+      buyer_reference: null,
       deleted: false,
       created: expect.stringMatching(ISO_MS_UTC),
     });
+  });
+
+  it('keeps the e-invoice fields sent (scheme uppercased), changes them by PATCH and clears them with ""', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, {
+      name: 'Stadt Köln',
+      electronic_address: ' 991-12345-67 ',
+      electronic_address_scheme: '0204',
+      buyer_reference: '991-12345-67',
+    });
+    expect(created).toMatchObject({ electronic_address: '991-12345-67', electronic_address_scheme: '0204', buyer_reference: '991-12345-67' });
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(created);
+
+    const email = await client.data<Customer>(
+      client.patch(`/api/v1/customers/${created.id}`, { electronic_address: 'einvoice@koeln.example', electronic_address_scheme: 'em', buyer_reference: '' }),
+    );
+    expect(email).toEqual({ ...created, electronic_address: 'einvoice@koeln.example', electronic_address_scheme: 'EM', buyer_reference: null });
+
+    const cleared = await client.data<Customer>(client.patch(`/api/v1/customers/${created.id}`, { electronic_address: '', electronic_address_scheme: null }));
+    expect(cleared).toEqual({ ...email, electronic_address: null, electronic_address_scheme: null });
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(cleared);
   });
 
   it('keeps every field sent, with the country uppercased, and retrieves it by public ID or dashed UUID', async () => {
@@ -205,6 +229,9 @@ describe('customer validation', () => {
     ['an unknown address key', { name: 'A', address: { street: 'Main St' } }, ['address.street']],
     ['an address that is not an object', { name: 'A', address: 'Main St 1' }, ['address']],
     ['an unknown field', { name: 'A', deleted: true }, ['deleted']],
+    ['an electronic address that is no email, without a scheme', { name: 'A', electronic_address: '991-12345-67' }, ['electronic_address']],
+    ['an electronic address scheme that is no EAS code', { name: 'A', electronic_address: 'x@y.example', electronic_address_scheme: 'XX' }, ['electronic_address_scheme']],
+    ['a buyer reference above 200 characters', { name: 'A', buyer_reference: 'x'.repeat(201) }, ['buyer_reference']],
     ['a body that is an array', [{ name: 'A' }], []],
   ])('refuses a create with %s (400) and creates nothing', async (_, body, paths) => {
     const client = catalog.workspace();
@@ -218,6 +245,8 @@ describe('customer validation', () => {
     ['a two-digit country', { address: { country: '12' } }, ['address.country']],
     ['an unknown field', { nickname: 'x' }, ['nickname']],
     ['a try to undelete', { deleted: false }, ['deleted']],
+    ['a scheme of EM for a stored non-email address', { electronic_address: '991-12345-67', electronic_address_scheme: 'EM' }, ['electronic_address']],
+    ['a five-digit scheme', { electronic_address_scheme: '02040' }, ['electronic_address_scheme']],
   ])('refuses an update with %s (400) and changes nothing', async (_, body, paths) => {
     const client = catalog.workspace();
     const before = await createCustomer(client, { name: 'Before', email: 'before@b.example', address: { country: 'FR' } });
