@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toPublicId, type Invoice, type InvoiceLine } from '@invoicing/contracts';
+import { defaultTaxCategory, einvoiceReadiness, taxBreakdownOf, toPublicId, type Invoice, type InvoiceLine, type TaxCategory } from '@invoicing/contracts';
 
 export interface LineInput {
   description: string;
@@ -7,6 +7,9 @@ export interface LineInput {
   unit_amount: number;
   tax_rate?: number;
   discount?: { amount_off: number } | { percent_off: number };
+  unit_code?: string;
+  tax_category?: TaxCategory;
+  tax_exemption_reason?: string;
 }
 
 // decisions.md arithmetic, in integers: round half up on non-negative amounts.
@@ -33,6 +36,9 @@ const toLine = (input: LineInput): InvoiceLine => {
     tax_rate: taxRate,
     amount,
     tax: halfUp(BigInt(amount) * BigInt(Math.round(taxRate * 10_000)), 1_000_000n),
+    unit_code: input.unit_code ?? 'C62',
+    tax_category: input.tax_category ?? defaultTaxCategory(taxRate),
+    tax_exemption_reason: input.tax_exemption_reason ?? null,
   };
 };
 
@@ -54,7 +60,7 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
   const total = subtotal - discountTotal + taxTotal;
   const id = rest.id ?? toPublicId('invoice', randomUUID());
   const token = rest.public_url_token ?? randomUUID().replaceAll('-', '');
-  return {
+  const invoice: Invoice = {
     id,
     object: 'invoice',
     number: 'INV/2026/0042',
@@ -82,13 +88,24 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
       tax_id: 'DE123456789',
       payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX',
       brand_color: '#0B5FFF',
+      phone: '+49 221 1234567',
+      contact_name: 'Accounts receivable',
+      electronic_address: 'billing@acme.example',
+      electronic_address_scheme: 'EM',
+      payment_account: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', name: 'Acme Design Studio' },
     },
     customer_snapshot: {
       name: 'Müller & Söhne GmbH',
       email: 'ap@mueller.example',
       address: { line1: 'Domplatz 5', line2: '3. OG', city: 'Düsseldorf', state: null, postal_code: '40213', country: 'DE' },
       tax_id: 'DE987654321',
+      electronic_address: 'ap@mueller.example',
+      electronic_address_scheme: 'EM',
+      buyer_reference: '04011000-12345-34',
     },
+    buyer_reference: '04011000-12345-34',
+    purchase_order: 'PO-7781',
+    delivery_date: '2026-11-18',
     public_url_token: token,
     public_url: `http://localhost:8080/i/${token}`,
     finalized_at: '2026-11-20T09:30:00.000Z',
@@ -101,6 +118,10 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     created_at: '2026-11-19T08:00:00.000Z',
     updated_at: '2026-11-20T09:30:00.000Z',
     lines: { object: 'list', data: lines },
+    tax_breakdown: taxBreakdownOf(lines),
+    einvoice: null,
     ...rest,
   };
+  // As billing answers: readiness computed from the finalized invoice (null on a draft).
+  return { ...invoice, einvoice: rest.einvoice !== undefined || invoice.business_snapshot === null ? (rest.einvoice ?? null) : einvoiceReadiness(invoice) };
 };

@@ -42,8 +42,8 @@ const party = (einvoice: EInvoice, role: 'seller' | 'buyer'): XmlNode => {
   const who = role === 'seller' ? einvoice.seller : einvoice.buyer;
   const vatApplies = !isNotSubjectToVat(einvoice);
   const endpoint = who.electronicAddress;
-  // Without a VAT identifier the seller is identified by its electronic address (BR-CO-26).
-  const sellerIdentifier = role === 'seller' && endpoint && !(vatApplies && isVatIdentifier(who.taxId)) ? endpoint.value : null;
+  // Without a VAT identifier the seller is identified by its tax ID, else its electronic address (BR-CO-26).
+  const sellerIdentifier = role === 'seller' && !(vatApplies && isVatIdentifier(who.taxId)) ? (who.taxId ?? endpoint?.value ?? null) : null;
   const contact = role === 'seller' ? einvoice.seller.contact : null;
   return {
     'cbc:EndpointID': optional(endpoint?.value, (value) => ({ '@schemeID': endpoint!.scheme, '#': value })),
