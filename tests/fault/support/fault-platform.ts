@@ -124,9 +124,12 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
     restart: (name: string, options?: { waitUntilReady?: boolean }) => launch(name, options),
     /** Resolves once `name` answers /readyz 200; rejects with its last lines if it exits or takes too long. */
     waitUntilReady: (name: string, timeoutMs = 60_000) => running.get(name)!.waitUntilReady(timeoutMs),
-    killAndRestart: async (name: string) => {
+    /** Resolves with how long the restart took until ready (kill excluded). */
+    killAndRestart: async (name: string): Promise<number> => {
       await kill(name);
+      const started = Date.now();
       await launch(name);
+      return Date.now() - started;
     },
     /** Starts again whatever exited on its own, so one scenario's crash does not spoil the next. */
     reviveExited: async () => {

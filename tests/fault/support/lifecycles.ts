@@ -78,38 +78,54 @@ const liveOneInvoice = async (api: InvoicingClient, customer: string, marker: st
   return outcome;
 };
 
-/** `count` lifecycles by `concurrency` clients at once, each client taking the next index. */
+/**
+ * `count` lifecycles by `concurrency` clients at once, each client taking the next index. With
+ * `until`, clients stop taking new ones once it settles (so a fault sequence of any length
+ * happens during the run), and `paceMs` spaces each client's lifecycles so the run lasts.
+ */
 export const runLifecycles = async ({
   api,
   customer,
   marker,
   count,
   concurrency,
+  until,
+  paceMs = 0,
 }: {
   api: InvoicingClient;
   customer: string;
   marker: string;
   count: number;
   concurrency: number;
+  until?: Promise<unknown>;
+  paceMs?: number;
 }): Promise<LifecycleRun> => {
   const started = Date.now();
   const outcomes: LifecycleOutcome[] = [];
   const errors: ClientVisibleError[] = [];
+  let stopTaking = false;
+  void until?.finally(() => (stopTaking = true));
   let next = 0;
   const client = async () => {
-    while (next < count) outcomes.push(await liveOneInvoice(api, customer, marker, next++, errors));
+    while (next < count && !stopTaking) {
+      outcomes.push(await liveOneInvoice(api, customer, marker, next++, errors));
+      if (paceMs > 0) await new Promise((resolve) => setTimeout(resolve, paceMs));
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, client));
   return { outcomes: outcomes.sort((a, b) => a.index - b.index), errors, durationMs: Date.now() - started };
 };
 
-/** Calls `fault` every `everyMs` until `done` settles, at least `minimum` times; returns how often it ran. */
-export const repeatUntil = async (done: Promise<unknown>, everyMs: number, minimum: number, fault: (round: number) => Promise<void>): Promise<number> => {
+/**
+ * Calls `fault` after every pause of `everyMs` (a number, or a function drawing one per round)
+ * until `done` settles, at least `minimum` times; returns how often it ran.
+ */
+export const repeatUntil = async (done: Promise<unknown>, everyMs: number | (() => number), minimum: number, fault: (round: number) => Promise<unknown>): Promise<number> => {
   let finished = false;
   void done.finally(() => (finished = true));
   let rounds = 0;
   while (!finished || rounds < minimum) {
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await new Promise((resolve) => setTimeout(resolve, typeof everyMs === 'number' ? everyMs : everyMs()));
     if (finished && rounds >= minimum) break;
     await fault(rounds);
     rounds += 1;

@@ -33,6 +33,8 @@ export interface Figures {
   completed: number;
   clientErrors: number;
   durationMs: number;
+  /** From the end of the run until every event and PDF was there (or the wait gave up). */
+  settleMs: number;
 }
 
 export const formatFigures = (f: Figures): string =>
@@ -40,7 +42,7 @@ export const formatFigures = (f: Figures): string =>
   `number_gaps=${f.numberGaps} duplicate_numbers=${f.duplicateNumbers} numbering_verified=${f.numberingVerified} ` +
   `events=${f.events} paid=${f.paid} paid_without_event=${f.paidWithoutEvent} paid_with_several_events=${f.paidWithSeveralEvents} ` +
   `redeliveries=${f.redeliveries} pdfs=${f.pdfs}/${f.finalized} pdfs_stored=${f.pdfsStored} completed=${f.completed} ` +
-  `client_errors=${f.clientErrors} duration=${(f.durationMs / 1000).toFixed(1)}s`;
+  `client_errors=${f.clientErrors} duration=${(f.durationMs / 1000).toFixed(1)}s settled_after=${(f.settleMs / 1000).toFixed(1)}s`;
 
 const listAllInvoices = async (api: InvoicingClient): Promise<Invoice[]> => {
   const invoices: Invoice[] = [];
@@ -137,6 +139,7 @@ export const reconcile = async ({
   const verification = await api.GET('/api/v1/numbering/verify', {});
   const numberingVerified = verification.data?.data.verified === true && verification.data.data.invoices_checked === finalized.length;
 
+  const settleStart = Date.now();
   const paidIds = new Set(paid.map((invoice) => invoice.id));
   const paidEventsOf = () => {
     const counts = receiver.countsAt(endpointPath);
@@ -148,12 +151,12 @@ export const reconcile = async ({
     return { counts, eventIdsByInvoice };
   };
   await waitUntil(() => [...paidIds].every((id) => paidEventsOf().eventIdsByInvoice.has(id)), settleMs);
-  const storedCountReached = await waitUntil(async () => (await countStoredPdfs(databaseUrl, workspaceId)) >= finalized.length, settleMs);
+  await waitUntil(async () => (await countStoredPdfs(databaseUrl, workspaceId)) >= finalized.length, settleMs);
+  const settledMs = Date.now() - settleStart;
   // Late duplicates (a redelivered event under a new id, a second render) get a moment to show.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const { counts, eventIdsByInvoice } = paidEventsOf();
   const pdfsStored = await countStoredPdfs(databaseUrl, workspaceId);
-  void storedCountReached;
 
   const everyPaidEventId = [...eventIdsByInvoice.values()].reduce((sum, ids) => sum + ids.size, 0);
   return {
@@ -176,5 +179,6 @@ export const reconcile = async ({
     completed: run.outcomes.filter((outcome) => outcome.paid).length,
     clientErrors: run.errors.length,
     durationMs: run.durationMs,
+    settleMs: settledMs,
   };
 };
