@@ -1,8 +1,11 @@
 import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
+import { registerInvoiceExportRoutes } from './modules/einvoices/invoice-export.routes.ts';
+import { createExportCache, invoiceExportService, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
 import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
 import { invoicePdfService } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import type { PdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
+import { pdfDownloadService } from './modules/invoice-pdfs/pdf-download.service.ts';
 import { registerPublicPageRoutes } from './modules/public-page/public-page.routes.ts';
 import { publicPageService } from './modules/public-page/public-page.service.ts';
 import type { InvoicePrinter } from './modules/rendering/invoice-printer.ts';
@@ -18,18 +21,27 @@ export interface DocumentsAppDeps {
   templates: InvoiceTemplates;
   /** Stored PDFs held in memory; default: none. */
   pdfCache?: PdfCache;
+  /** Stored e-invoice exports held in memory; default: 32 MB. */
+  exportCache?: ExportCache;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   checkReadiness: () => Promise<void>;
   logger?: FastifyServerOptions['logger'];
 }
 
-/** Documents' HTTP app: invoice PDFs and the public invoice page. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
+/** Documents' HTTP app: invoice PDFs, e-invoice exports and the public invoice page. Registers everything, never listens. */
+export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, exportCache = createExportCache(32 * 1024 * 1024), announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
   const app = createServiceApp({ name: 'documents', logger, internalToken, orm, checkReadiness });
   const pdfs = invoicePdfService({ em: orm.em, billing, printer, ...(pdfCache ? { cache: pdfCache } : {}) });
-  registerInvoicePdfRoutes(app, pdfs);
-  registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, templates, announce, log: app.log }));
+  const exports = invoiceExportService({
+    em: orm.em,
+    billing,
+    pdfBytesOf: async (workspaceId, invoice) => (await pdfs.forInvoice(workspaceId, invoice)).content,
+    cache: exportCache,
+  });
+  registerInvoicePdfRoutes(app, pdfDownloadService({ pdfs, exports, billing }));
+  registerInvoiceExportRoutes(app, exports);
+  registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, exports, templates, announce, log: app.log }));
   return app;
 };
 

@@ -1,6 +1,6 @@
 export { expectProblem } from '@invoicing/testing';
 import { randomUUID } from 'node:crypto';
-import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken } from '@invoicing/contracts';
+import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken, type PdfFormat } from '@invoicing/contracts';
 import { createInProcessBus, migrateDatabase, OutboxRelay, type Caller } from '@invoicing/service-kit';
 import { createTestDatabase } from '@invoicing/testing';
 import { buildApp } from '../src/app.ts';
@@ -20,6 +20,7 @@ export const INTERNAL_TOKEN = 'documents-test-internal-token-0123456789';
  */
 export const fakeBilling = () => {
   const invoices = new Map<string, { workspaceId: string; invoice: Invoice }>();
+  const pdfFormats = new Map<string, PdfFormat>();
   const calls: string[] = [];
   const reader: BillingReader = {
     invoice: async (caller: Caller, id: string) => {
@@ -32,10 +33,16 @@ export const fakeBilling = () => {
       const stored = [...invoices.values()].find(({ invoice }) => invoice.public_url_token === token);
       return stored && stored.invoice.status !== 'draft' ? { workspace_id: stored.workspaceId, invoice: stored.invoice } : undefined;
     },
+    pdfFormat: async (caller: Caller) => {
+      calls.push(`account ${caller.workspaceId}`);
+      return pdfFormats.get(caller.workspaceId) ?? 'standard';
+    },
   };
   return {
     reader,
     calls,
+    /** The workspace's account now has this `pdf_format`. */
+    setPdfFormat: (workspaceId: string, format: PdfFormat) => void pdfFormats.set(workspaceId, format),
     /** Billing now holds this invoice for the workspace (replacing what it held). */
     put: (workspaceId: string, invoice: Invoice) => {
       invoices.set(parsePublicId('invoice', invoice.id)!, { workspaceId, invoice });

@@ -1,9 +1,9 @@
 import { downloadInvoicePdf } from '@invoicing/contracts';
 import { callerOf, registerOperation } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { InvoicePdfService } from './invoice-pdf.service.ts';
+import type { PdfDownloadService } from './pdf-download.service.ts';
 import { replyWithPdf } from './pdf-reply.ts';
 
-export const registerInvoicePdfRoutes = (app: FastifyInstance, pdfs: InvoicePdfService): void => {
-  registerOperation(app, downloadInvoicePdf, async (request, reply) => replyWithPdf(request, reply, await pdfs.forCaller(callerOf(request), request.params.id)));
+export const registerInvoicePdfRoutes = (app: FastifyInstance, downloads: PdfDownloadService): void => {
+  registerOperation(app, downloadInvoicePdf, async (request, reply) => replyWithPdf(request, reply, await downloads.forCaller(callerOf(request), request.params.id, request.query.format)));
 };

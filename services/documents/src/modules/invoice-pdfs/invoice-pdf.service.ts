@@ -3,6 +3,7 @@ import { invalidRequest, notFound, type Caller } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
 import { workspaceOf } from '../../shared/workspace.ts';
+import { storeFinalizedExports } from '../einvoices/invoice-export.service.ts';
 import type { InvoicePrinter } from '../rendering/invoice-printer.ts';
 import type { InvoicePdfRow } from './invoice-pdf.entity.ts';
 import { invoicePdfRepository, type InvoicePdfRepository } from './invoice-pdf.repository.ts';
@@ -97,8 +98,10 @@ export type FinalizedOutcome = 'stored' | 'stored-already' | 'no-chromium' | 'un
 
 /**
  * On `billing.invoice.finalized`: prints the invoice from the event's snapshot and stores it,
- * once. A redelivered event finds the PDF stored and prints nothing. Without Chromium there is
- * nothing to retry: the first download prints it once a browser is there.
+ * once, then writes and stores every e-invoice export the invoice is ready for (the Factur-X from
+ * that PDF). A redelivered event finds them stored and writes nothing. Without Chromium there is
+ * no PDF to retry: the XML exports are stored, and the first download prints the rest once a
+ * browser is there.
  */
 export const storeFinalizedInvoice =
   ({ em, printer, now = () => new Date() }: Omit<InvoicePdfDeps, 'billing'>) =>
@@ -107,9 +110,12 @@ export const storeFinalizedInvoice =
     // Redelivering an event that breaks the contract would not mend it.
     if (!event.success) return 'unreadable';
     const invoice = event.data.data.object;
-    const pdfs = invoicePdfRepository(em.fork());
-    if (await pdfs.findSummary(event.data.workspace_id, invoiceUuidOf(invoice))) return 'stored-already';
-    if (printer.unavailableBecause !== undefined) return 'no-chromium';
-    await printAndStore(pdfs, printer, event.data.workspace_id, invoice, now);
-    return 'stored';
+    const workspaceId = event.data.workspace_id;
+    const fork = em.fork();
+    const pdfs = invoicePdfRepository(fork);
+    let pdf = await pdfs.findWithContent(workspaceId, invoiceUuidOf(invoice));
+    const outcome: FinalizedOutcome = pdf ? 'stored-already' : printer.unavailableBecause !== undefined ? 'no-chromium' : 'stored';
+    if (!pdf && outcome === 'stored') pdf = await printAndStore(pdfs, printer, workspaceId, invoice, now);
+    await storeFinalizedExports(fork, workspaceId, invoice, pdf?.content, now);
+    return outcome;
   };

@@ -1,6 +1,7 @@
-import { downloadPublicInvoicePdf, HTML_CONTENT_TYPE, viewPublicInvoice } from '@invoicing/contracts';
+import { downloadPublicInvoiceEinvoice, downloadPublicInvoicePdf, HTML_CONTENT_TYPE, viewPublicInvoice } from '@invoicing/contracts';
 import { registerOperation } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
+import { replyWithXml } from '../einvoices/invoice-export.routes.ts';
 import { replyWithPdf } from '../invoice-pdfs/pdf-reply.ts';
 import { PUBLIC_HEADERS, publicPageHeaders } from './public-page.domain.ts';
 import type { PublicPageService } from './public-page.service.ts';
@@ -16,6 +17,9 @@ export const registerPublicPageRoutes = (app: FastifyInstance, pages: PublicPage
       reply.headers(publicPageHeaders(nonce)).type(HTML_CONTENT_TYPE);
       return html;
     });
-    registerOperation(scope, downloadPublicInvoicePdf, async (request, reply) => replyWithPdf(request, reply, await pages.pdf(request.params.token, String(request.id))));
+    registerOperation(scope, downloadPublicInvoicePdf, async (request, reply) => replyWithPdf(request, reply, await pages.pdf(request.params.token, String(request.id), request.query.format)));
+    registerOperation(scope, downloadPublicInvoiceEinvoice, async (request, reply) =>
+      replyWithXml(request, reply, await pages.einvoice(request.params.token, String(request.id), request.query.syntax, request.query.profile)),
+    );
   });
 };

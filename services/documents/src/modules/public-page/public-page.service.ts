@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { DOCUMENTS_SUBJECTS, type InvoiceByPublicToken } from '@invoicing/contracts';
+import { DOCUMENTS_SUBJECTS, type EinvoiceSyntax, type InvoiceByPublicToken, type PdfFormat } from '@invoicing/contracts';
 import { AppError } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BillingReader } from '../../shared/billing.ts';
 import { addDocumentsEvent } from '../../shared/events.ts';
+import type { EInvoiceProfile } from '../einvoices/einvoice.domain.ts';
+import type { ExportKind, InvoiceExportRow } from '../einvoices/invoice-export.entity.ts';
+import { extensionOfKind, xmlKindOf } from '../einvoices/invoice-export.domain.ts';
+import type { InvoiceExportService } from '../einvoices/invoice-export.service.ts';
 import type { InvoicePdfRow } from '../invoice-pdfs/invoice-pdf.entity.ts';
-import { pdfFileName } from '../invoice-pdfs/invoice-pdf.domain.ts';
+import { documentFileName, pdfFileName } from '../invoice-pdfs/invoice-pdf.domain.ts';
+import type { StoredDocument } from '../invoice-pdfs/pdf-reply.ts';
 import type { InvoicePdfService } from '../invoice-pdfs/invoice-pdf.service.ts';
 import { toInvoiceDocumentView } from '../rendering/invoice-view.domain.ts';
 import type { InvoiceTemplates } from '../rendering/templates.ts';
@@ -16,6 +21,7 @@ export interface PublicPageDeps {
   em: EntityManager;
   billing: BillingReader;
   pdfs: InvoicePdfService;
+  exports: InvoiceExportService;
   templates: InvoiceTemplates;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
@@ -28,7 +34,7 @@ export interface PublicPageDeps {
 const noSuchLink = () => new AppError('not_found', 'No invoice behind this link. It may have been replaced by a newer one.');
 
 /** The public invoice page and its PDF, reached with the invoice's public token alone. */
-export const publicPageService = ({ em, billing, pdfs, templates, announce, log, now = () => new Date() }: PublicPageDeps) => {
+export const publicPageService = ({ em, billing, pdfs, exports, templates, announce, log, now = () => new Date() }: PublicPageDeps) => {
   const find = async (token: string, requestId: string): Promise<InvoiceByPublicToken> => {
     if (!isWellFormedToken(token)) throw noSuchLink();
     const found = await billing.invoiceByPublicToken(token, requestId);
@@ -46,6 +52,22 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
     }
   };
 
+  /** The downloads besides the PDF that this invoice qualifies for, most useful first. */
+  const otherDownloadsOf = async ({ workspace_id, invoice }: InvoiceByPublicToken, token: string) => {
+    const base = `/i/${encodeURIComponent(token)}`;
+    const offers: { kind: ExportKind; label: string; url: string }[] = [
+      { kind: 'facturx', label: 'Factur-X PDF (EN 16931)', url: `${base}/pdf?format=facturx` },
+      { kind: 'ubl-en16931', label: 'E-invoice XML (UBL, EN 16931)', url: `${base}/einvoice?syntax=ubl&profile=en16931` },
+      { kind: 'cii-en16931', label: 'E-invoice XML (CII, EN 16931)', url: `${base}/einvoice?syntax=cii&profile=en16931` },
+      { kind: 'ubl-xrechnung', label: 'XRechnung (UBL)', url: `${base}/einvoice?syntax=ubl&profile=xrechnung` },
+      { kind: 'cii-xrechnung', label: 'XRechnung (CII)', url: `${base}/einvoice?syntax=cii&profile=xrechnung` },
+    ];
+    const available = await Promise.all(offers.map((offer) => exports.isAvailable(workspace_id, invoice, offer.kind)));
+    return offers
+      .filter((_, index) => available[index])
+      .map(({ kind, label, url }) => ({ label, url, fileName: documentFileName(invoice.number!, extensionOfKind(kind)) }));
+  };
+
   return {
     /** The HTML page; each view is announced as `documents.invoice.viewed` (a HEAD request is not a view). */
     page: async (token: string, requestId: string, { isView }: { isView: boolean }): Promise<{ html: string; nonce: string }> => {
@@ -57,6 +79,7 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
         status: statusOf(found.invoice),
         pdfUrl: `/i/${encodeURIComponent(token)}/pdf`,
         fileName: pdfFileName(found.invoice.number!),
+        otherDownloads: await otherDownloadsOf(found, token),
         pdfSha256: pdf?.sha256 ?? null,
         nonce,
       });
@@ -67,10 +90,16 @@ export const publicPageService = ({ em, billing, pdfs, templates, announce, log,
       return { html, nonce };
     },
 
-    /** The PDF behind the page: the same stored bytes as the API's download. */
-    pdf: async (token: string, requestId: string): Promise<InvoicePdfRow> => {
+    /** The PDF behind the page: the same stored bytes as the API's download; the plain one unless Factur-X is asked for. */
+    pdf: async (token: string, requestId: string, format: PdfFormat | undefined): Promise<StoredDocument> => {
       const found = await find(token, requestId);
+      if (format === 'facturx') return exports.forInvoice(found.workspace_id, found.invoice, 'facturx');
       return pdfs.forInvoice(found.workspace_id, found.invoice);
+    },
+    /** The e-invoice behind the page: the same stored bytes as the API's export. */
+    einvoice: async (token: string, requestId: string, syntax: EinvoiceSyntax, profile: EInvoiceProfile): Promise<InvoiceExportRow> => {
+      const found = await find(token, requestId);
+      return exports.forInvoice(found.workspace_id, found.invoice, xmlKindOf(syntax, profile));
     },
   };
 };

@@ -24,6 +24,8 @@ export interface PublicPageInput {
   status: PublicPageStatus;
   pdfUrl: string;
   fileName: string;
+  /** Further downloads (Factur-X PDF, e-invoice XML), those the invoice qualifies for. */
+  otherDownloads: { label: string; url: string; fileName: string }[];
   /** Null when the PDF could not be printed (no Chromium): the page still shows the invoice. */
   pdfSha256: string | null;
   /** Per response: the page's Content-Security-Policy admits only the style element that carries it. */
