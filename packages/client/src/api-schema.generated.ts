@@ -304,9 +304,29 @@ export interface paths {
         };
         /**
          * Download a finalized invoice as a PDF
-         * @description Rendered once from the finalization snapshot and stored, so it never changes afterwards: later edits to the business profile or the customer do not reach it. `ETag` is the SHA-256 (hex) of the bytes; `If-None-Match` with it answers 304. A draft is a 400.
+         * @description Rendered once from the finalization snapshot and stored, so it never changes afterwards: later edits to the business profile or the customer do not reach it. `ETag` is the SHA-256 (hex) of the bytes; `If-None-Match` with it answers 304. A draft is a 400. `format=facturx` gives the Factur-X PDF (PDF/A-3, the CII XML of profile EN 16931 attached as `factur-x.xml`), stored the same way; it answers 400 with one `errors` entry per missing field when the invoice lacks what EN 16931 needs.
          */
         get: operations["downloadInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/einvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finalized invoice as an EN 16931 e-invoice (UBL or CII, EN 16931 or XRechnung)
+         * @description Written once from the finalization snapshot (so later edits to the account or the customer never change it) and stored with its SHA-256, which is the `ETag` (`If-None-Match` answers 304); the same invoice always gives the same bytes. Amounts use the currency’s ISO 4217 exponent, less trailing zeros beyond the two decimals EN 16931 allows. A draft is a 400, as for its PDF. An invoice that lacks data the profile needs is a 400 `invalid_request` with one `errors` entry per missing field (`path` the invoice field, `message` naming the rule), never an invalid document; the invoice’s `einvoice` says beforehand which profiles it qualifies for.
+         */
+        get: operations["downloadInvoiceEinvoice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -324,7 +344,7 @@ export interface paths {
         };
         /**
          * The public invoice page
-         * @description No credentials: the link itself is the secret. The formatted invoice with its current status, the SHA-256 of its PDF and a download button. Unknown tokens, rotated-away tokens and drafts are a 404; requests are rate-limited per client address.
+         * @description No credentials: the link itself is the secret. The formatted invoice with its current status, the SHA-256 of its PDF and download links: the PDF, and where the invoice qualifies, the Factur-X PDF and the e-invoice XML (UBL and CII). Unknown tokens, rotated-away tokens and drafts are a 404; requests are rate-limited per client address.
          */
         get: operations["viewPublicInvoice"];
         put?: never;
@@ -344,9 +364,29 @@ export interface paths {
         };
         /**
          * The PDF behind the public invoice page
-         * @description The same bytes as `GET /api/v1/invoices/{id}/pdf`. No credentials; 404 as for the page.
+         * @description The same bytes as `GET /api/v1/invoices/{id}/pdf`: the plain PDF, or with `format=facturx` the Factur-X PDF. No credentials; 404 as for the page.
          */
         get: operations["downloadPublicInvoicePdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/i/{token}/einvoice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-invoice behind the public invoice page
+         * @description The same bytes as `GET /api/v1/invoices/{id}/einvoice`, with the same parameters and the same 400 for missing data. No credentials; 404 as for the page.
+         */
+        get: operations["downloadPublicInvoiceEinvoice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4185,7 +4225,10 @@ export interface operations {
     };
     downloadInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
+                format?: "standard" | "facturx";
+            };
             header?: never;
             path: {
                 /** @description Prefixed public ID or the dashed UUID. */
@@ -4205,6 +4248,103 @@ export interface operations {
                 };
             };
             /** @description The PDF named by `If-None-Match` is the current one. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadInvoiceEinvoice: {
+        parameters: {
+            query?: {
+                /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
+                syntax?: "ubl" | "cii";
+                /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
+                profile?: "en16931" | "xrechnung";
+            };
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML, as an attachment named after the invoice number, syntax and profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" …>
+                     *       <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
+                     *       <cbc:ID>INV/2026/0042</cbc:ID>
+                     *       …
+                     *     </Invoice>
+                     */
+                    "application/xml": string;
+                };
+            };
+            /** @description The document named by `If-None-Match` is the current one. */
             304: {
                 headers: {
                     [name: string]: unknown;
@@ -4329,7 +4469,10 @@ export interface operations {
     };
     downloadPublicInvoicePdf: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
+                format?: "standard" | "facturx";
+            };
             header?: never;
             path: {
                 /** @description The invoice’s `public_url_token`. */
@@ -4346,6 +4489,78 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadPublicInvoiceEinvoice: {
+        parameters: {
+            query?: {
+                /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
+                syntax?: "ubl" | "cii";
+                /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
+                profile?: "en16931" | "xrechnung";
+            };
+            header?: never;
+            path: {
+                /** @description The invoice’s `public_url_token`. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML, as an attachment named after the invoice number. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" …>
+                     *       <cbc:CustomizationID>urn:cen.eu:en16931:2017</cbc:CustomizationID>
+                     *       <cbc:ID>INV/2026/0042</cbc:ID>
+                     *       …
+                     *     </Invoice>
+                     */
+                    "application/xml": string;
                 };
             };
             /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
