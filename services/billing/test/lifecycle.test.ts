@@ -395,6 +395,12 @@ describe('account', () => {
       number_format: 'INV/{YYYY}/{SEQ:4}',
       payment_instructions: null,
       brand_color: null,
+      phone: null,
+      contact_name: null,
+      electronic_address: null,
+      electronic_address_scheme: null,
+      payment_account: null,
+      pdf_format: 'standard',
     });
     await api.call('PATCH', '/api/v1/account', { business_name: 'Seller', tax_id: 'T1', address: { city: 'Paris', country: 'fr' }, default_currency: 'eur' });
     const patched = await api.call('PATCH', '/api/v1/account', { tax_id: '', address: { line1: '1 Rue' }, number_format: '{YYYY}-{SEQ:5}' });

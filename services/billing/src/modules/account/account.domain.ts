@@ -1,4 +1,6 @@
 import {
+  EMAIL_ADDRESS_SCHEME,
+  electronicAddressProblem,
   DEFAULT_CURRENCY,
   DEFAULT_NUMBER_FORMAT,
   DEFAULT_TIMEZONE,
@@ -8,6 +10,7 @@ import {
   type BusinessSnapshot,
   type UpdateAccountBody,
 } from '@invoicing/contracts';
+import { invalidRequest } from '@invoicing/service-kit';
 import type { AccountRow } from './account.entity.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
@@ -24,6 +27,12 @@ export const defaultAccount = (workspaceId: string, now: Date): AccountRow => ({
   numberFormat: DEFAULT_NUMBER_FORMAT,
   paymentInstructions: null,
   brandColor: null,
+  phone: null,
+  contactName: null,
+  electronicAddress: null,
+  electronicAddressScheme: null,
+  paymentAccount: null,
+  pdfFormat: 'standard',
   createdAt: now,
   updatedAt: now,
 });
@@ -38,8 +47,19 @@ export const mergeAddress = (current: Address, sent: AddressInput | undefined): 
   return merged;
 };
 
-/** The fields a PATCH changes; omitted fields keep their values. */
-export const accountChanges = (current: AccountRow, patch: UpdateAccountBody, now: Date): Partial<AccountRow> => ({
+/**
+ * The fields a PATCH changes; omitted fields keep their values. The electronic address is checked
+ * with its scheme as they will be stored (either may come alone): 400 on `electronic_address`.
+ */
+export const accountChanges = (current: AccountRow, patch: UpdateAccountBody, now: Date): Partial<AccountRow> => {
+  const changes = settingsChanges(current, patch, now);
+  const { electronicAddress, electronicAddressScheme } = { ...current, ...changes };
+  const problem = electronicAddressProblem(electronicAddress, electronicAddressScheme);
+  if (problem) throw invalidRequest(`electronic_address ${problem}.`, [{ path: 'electronic_address', message: problem }]);
+  return changes;
+};
+
+const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Date): Partial<AccountRow> => ({
   ...(patch.business_name !== undefined ? { businessName: patch.business_name } : {}),
   ...(patch.email !== undefined ? { email: patch.email } : {}),
   ...(patch.address !== undefined ? { address: mergeAddress(current.address, patch.address) } : {}),
@@ -49,6 +69,14 @@ export const accountChanges = (current: AccountRow, patch: UpdateAccountBody, no
   ...(patch.number_format !== undefined ? { numberFormat: patch.number_format } : {}),
   ...(patch.payment_instructions !== undefined ? { paymentInstructions: patch.payment_instructions } : {}),
   ...(patch.brand_color !== undefined ? { brandColor: patch.brand_color } : {}),
+  ...(patch.phone !== undefined ? { phone: patch.phone } : {}),
+  ...(patch.contact_name !== undefined ? { contactName: patch.contact_name } : {}),
+  ...(patch.electronic_address !== undefined ? { electronicAddress: patch.electronic_address } : {}),
+  ...(patch.electronic_address_scheme !== undefined ? { electronicAddressScheme: patch.electronic_address_scheme } : {}),
+  ...(patch.payment_account !== undefined
+    ? { paymentAccount: patch.payment_account && { iban: patch.payment_account.iban, bic: patch.payment_account.bic ?? null, name: patch.payment_account.name ?? null } }
+    : {}),
+  ...(patch.pdf_format !== undefined ? { pdfFormat: patch.pdf_format } : {}),
   updatedAt: now,
 });
 
@@ -63,7 +91,28 @@ export const accountView = (row: AccountRow): Account => ({
   number_format: row.numberFormat,
   payment_instructions: row.paymentInstructions ?? null,
   brand_color: row.brandColor ?? null,
+  phone: row.phone ?? null,
+  contact_name: row.contactName ?? null,
+  electronic_address: row.electronicAddress ?? null,
+  electronic_address_scheme: row.electronicAddressScheme ?? null,
+  payment_account: row.paymentAccount ?? null,
+  pdf_format: row.pdfFormat ?? 'standard',
 });
+
+/**
+ * Where e-invoices reach a party: its electronic address with its scheme, else its email address
+ * (scheme `EM`), as decisions.md defaults it; null when it has neither. The scheme is always
+ * written out, so an export never has to guess it (BR-62, BR-63).
+ */
+export const electronicAddressOf = (party: {
+  electronicAddress?: string | null | undefined;
+  electronicAddressScheme?: string | null | undefined;
+  email?: string | null | undefined;
+}): { electronic_address: string | null; electronic_address_scheme: string | null } => {
+  if (party.electronicAddress != null) return { electronic_address: party.electronicAddress, electronic_address_scheme: party.electronicAddressScheme ?? EMAIL_ADDRESS_SCHEME };
+  if (party.email != null) return { electronic_address: party.email, electronic_address_scheme: EMAIL_ADDRESS_SCHEME };
+  return { electronic_address: null, electronic_address_scheme: null };
+};
 
 /** What finalization freezes of the seller; later edits to the account do not reach it. */
 export const businessSnapshotOf = (row: AccountRow): BusinessSnapshot => ({
@@ -73,4 +122,8 @@ export const businessSnapshotOf = (row: AccountRow): BusinessSnapshot => ({
   tax_id: row.taxId ?? null,
   payment_instructions: row.paymentInstructions ?? null,
   brand_color: row.brandColor ?? null,
+  phone: row.phone ?? null,
+  contact_name: row.contactName ?? null,
+  ...electronicAddressOf(row),
+  payment_account: row.paymentAccount ?? null,
 });

@@ -1,4 +1,4 @@
-import type { Address } from '@invoicing/contracts';
+import type { Address, PaymentAccount, PdfFormat } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const AccountEntity = defineEntity({
@@ -15,6 +15,12 @@ export const AccountEntity = defineEntity({
     numberFormat: p.text(),
     paymentInstructions: p.text().nullable(),
     brandColor: p.text().nullable(),
+    phone: p.text().nullable(),
+    contactName: p.text().nullable(),
+    electronicAddress: p.text().nullable(),
+    electronicAddressScheme: p.text().nullable(),
+    paymentAccount: p.json<PaymentAccount>().nullable(),
+    pdfFormat: p.enum<readonly PdfFormat[]>(['standard', 'facturx']),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -3,14 +3,16 @@ import { BILLING_SUBJECTS, type Customer, type CustomerSnapshot } from '@invoici
 import { invalidRequest, invalidState, notFound } from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
 import { billingEvent } from '../../shared/events.ts';
-import { businessSnapshotOf } from '../account/account.domain.ts';
+import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
 import { finalizeWithNextNumber } from '../numbering/finalize-statement.ts';
-import { canonicalJson, finalizedDocument } from '../numbering/invoice-integrity.domain.ts';
+import { canonicalJson, CURRENT_DOCUMENT_VERSION, finalizedDocument } from '../numbering/invoice-integrity.domain.ts';
 import { numberPartsOf, periodOf } from '../numbering/numbering.domain.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
-import { finalizeOutcome, invoiceView } from './invoice.domain.ts';
+import { draftOf, finalizeOutcome, invoiceView, isPricedByCurrentRule, totalsColumns } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
-import type { InvoiceRow } from './invoice.entity.ts';
+import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+import { invoiceRepository } from './invoice.repository.ts';
+import { computeInvoice } from './invoice-totals.domain.ts';
 import { requireCustomer } from './invoice-items.ts';
 import { invoiceWrites } from './invoice-writes.ts';
 import { newPublicUrlToken } from './public-link.ts';
@@ -18,11 +20,14 @@ import { newPublicUrlToken } from './public-link.ts';
 /** A stand-in the finalize statement replaces; random, so no text an invoice holds can look like it. */
 const placeholder = (kind: string): string => `~~${kind}-${randomBytes(16).toString('hex')}~~`;
 
+/** What finalization freezes of the buyer, e-invoice data included; later edits to the customer do not reach it. */
 const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
   name: customer.name,
   email: customer.email,
   address: customer.address,
   tax_id: customer.tax_id,
+  ...electronicAddressOf({ electronicAddress: customer.electronic_address, electronicAddressScheme: customer.electronic_address_scheme, email: customer.email }),
+  buyer_reference: customer.buyer_reference,
 });
 
 const isNumberTaken = (error: unknown): boolean => {
@@ -38,6 +43,9 @@ const FROZEN_PROPERTIES = [
   'finalizedAt',
   'publicUrlToken',
   'amountDue',
+  'buyerReference',
+  'deliveryDate',
+  'snapshotVersion',
   'updatedAt',
 ] as const satisfies readonly (keyof InvoiceRow)[];
 
@@ -52,6 +60,25 @@ const FROZEN_PROPERTIES = [
  */
 export const finalizeInvoice = (deps: InvoiceDeps) => {
   const writes = invoiceWrites();
+  const invoices = invoiceRepository(deps.em);
+
+  /**
+   * A draft priced before tax was computed per VAT category and rate is priced again (its lines'
+   * tax and its totals) before it is frozen, so every invoice finalized from now on follows the
+   * rule. `updated_at` moves, so a finalize that read the old figures starts again.
+   */
+  const repriceUnderCurrentRule = async (actor: Actor, invoice: InvoiceRow, now: Date): Promise<void> => {
+    await deps.em.transactional(async (tx) => {
+      const row = await invoices.findForUpdate(tx, actor.workspaceId, invoice.id);
+      if (!row || row.status !== 'draft' || row.updatedAt.getTime() !== invoice.updatedAt.getTime()) return;
+      const lines: InvoiceLineRow[] = await invoices.linesOf(tx, invoice.id);
+      const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
+      lines.forEach((line, index) => {
+        line.tax = amounts[index]!.tax;
+      });
+      tx.assign(row, { ...totalsColumns(totals), updatedAt: new Date(Math.max(now.getTime(), invoice.updatedAt.getTime() + 1)) });
+    });
+  };
 
   const attempt = async (actor: Actor, publicId: string) => {
     const id = invoiceIdOf(publicId);
@@ -63,6 +90,10 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
     if (lines.length === 0) {
       throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
     }
+    if (!isPricedByCurrentRule(invoice, lines)) {
+      await repriceUnderCurrentRule(actor, invoice, moment.now);
+      throw new StaleRead();
+    }
     const customer = await requireCustomer(deps.catalog, actor, invoice.customerId);
 
     const format = moment.account.numberFormat;
@@ -73,6 +104,10 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
       customerName: customer.name,
       customerSnapshot: customerSnapshotOf(customer),
       businessSnapshot: businessSnapshotOf(moment.account),
+      // Empty on the draft: the customer's default reference, and delivery on the day of issue (decisions.md).
+      buyerReference: invoice.buyerReference ?? customer.buyer_reference ?? null,
+      deliveryDate: invoice.deliveryDate ?? invoice.issueDate,
+      snapshotVersion: CURRENT_DOCUMENT_VERSION,
       finalizedAt: moment.now,
       publicUrlToken: newPublicUrlToken(),
       amountDue: invoice.total,
@@ -91,7 +126,7 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
       format,
       period,
       numberParts: numberPartsOf(format, period),
-      document: canonicalJson(finalizedDocument(pending)),
+      document: canonicalJson(finalizedDocument(pending, CURRENT_DOCUMENT_VERSION)),
       placeholders,
       timeline: timelineEntry(frozen, { type: 'finalized', number: placeholders.number }, actor, moment.now),
       event: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: pending }, actor, moment.now),

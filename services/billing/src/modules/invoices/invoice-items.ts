@@ -1,4 +1,13 @@
-import { parsePublicId, toPublicId, type Customer, type InvoiceItemInput, type Price } from '@invoicing/contracts';
+import {
+  DEFAULT_UNIT_CODE,
+  defaultTaxCategory,
+  parsePublicId,
+  taxCategoryIssues,
+  toPublicId,
+  type Customer,
+  type InvoiceItemInput,
+  type Price,
+} from '@invoicing/contracts';
 import { invalidRequest, notFound, type FieldIssue } from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
@@ -33,10 +42,18 @@ const lookUpPrice = async (catalog: CatalogReader, actor: Actor, priceId: string
   return { price, productName: product.name };
 };
 
+/** A line's unit and VAT category as sent, or their defaults for its rate. */
+const taxFieldsOf = (item: InvoiceItemInput, taxRate: number) => ({
+  unitCode: item.unit_code ?? DEFAULT_UNIT_CODE,
+  taxCategory: item.tax_category ?? defaultTaxCategory(taxRate),
+  taxExemptionReason: item.tax_exemption_reason ?? null,
+});
+
 /**
  * Turns the items sent into line drafts. Catalog items take unit amount, tax rate and (unless
  * overridden) the product's name from the catalog; every item is a new line, so an archived price
- * is refused, as is a price in another currency than the invoice.
+ * is refused, as is a price in another currency than the invoice. A catalog line's VAT category is
+ * checked against its price's rate here (an ad-hoc line's was checked with the body).
  */
 export const resolveItems = async (
   catalog: CatalogReader,
@@ -52,13 +69,19 @@ export const resolveItems = async (
     const common = { quantity: item.quantity, discount: toLineDiscount(item.discount) };
     const catalogPrice = item.price ? prices.get(item.price) : undefined;
     if (!catalogPrice) {
-      return { ...common, priceId: null, productId: null, description: item.description ?? '', unitAmount: item.unit_amount ?? 0, taxRate: item.tax_rate ?? 0 };
+      const taxRate = item.tax_rate ?? 0;
+      return { ...common, ...taxFieldsOf(item, taxRate), priceId: null, productId: null, description: item.description ?? '', unitAmount: item.unit_amount ?? 0, taxRate };
     }
     const { price, productName } = catalogPrice;
     if (!price.active) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is archived and cannot go on a new line` });
     if (price.currency !== currency) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is in ${price.currency}, the invoice in ${currency}` });
+    const taxFields = taxFieldsOf(item, price.tax_rate);
+    for (const issue of taxCategoryIssues({ ...taxFields, taxRate: price.tax_rate })) {
+      issues.push({ path: `${path}.${index}.${issue.field}`, message: `${issue.message} (the rate of ${price.id})` });
+    }
     return {
       ...common,
+      ...taxFields,
       priceId: item.price ?? null,
       productId: parsePublicId('product', price.product) ?? null,
       description: item.description ?? productName,

@@ -1,6 +1,7 @@
 import { AppError } from '@invoicing/service-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { categoryTaxOf, taxBreakdownOf, type TaxCategory } from '@invoicing/contracts';
 import { computeInvoice, computeLine, divideRoundingHalfUp, toScaledInteger, type LineInput } from './invoice-totals.domain.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -62,10 +63,11 @@ describe('invoice totals', () => {
     expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, taxableAmount: 4399, taxTotal: 605, total: 5004 });
   });
 
-  it('rounds tax per line, not on the total', () => {
-    const { totals } = computeInvoice([makeLine({ unitAmount: 10, taxRate: 5 }), makeLine({ unitAmount: 10, taxRate: 5 })]);
-    // each line: 0.5 → 1; on the total it would have been 1
-    expect(totals.taxTotal).toBe(2);
+  it('rounds tax once per category and rate, not per line (EN 16931 BR-CO-17)', () => {
+    const { lines, totals } = computeInvoice([makeLine({ unitAmount: 10, taxRate: 5 }), makeLine({ unitAmount: 10, taxRate: 5 })]);
+    // each line alone: 0.5 → 1, together 2; the group: 20 × 5% = 1.0 → 1, shared 1 + 0 (a tie goes to the earlier line)
+    expect(totals.taxTotal).toBe(1);
+    expect(lines.map((line) => line.tax)).toEqual([1, 0]);
   });
 
   it('refuses totals above MAX_SAFE_INTEGER although each line is safe', () => {
@@ -76,6 +78,61 @@ describe('invoice totals', () => {
 
   it('refuses a total above MAX_SAFE_INTEGER once tax is added', () => {
     expect(errorOf(() => computeInvoice([makeLine({ unitAmount: MAX - 10, taxRate: 1 })])).status).toBe(400);
+  });
+});
+
+// Tax per (category, rate) group: [name, lines, line taxes, tax_total]. Each group's tax is
+// round_half_up(Σ amount × rate / 100); lines share it by largest remainder.
+describe('tax per VAT category and rate', () => {
+  const line = (unitAmount: number, taxRate: number, overrides: Partial<LineInput> = {}) => makeLine({ unitAmount, taxRate, ...overrides });
+  it.each<[string, LineInput[], number[], number]>([
+    ['one line: its own tax', [line(1000, 19)], [190], 190],
+    ['three lines of 0.19 each: 0.57 → 1, not 0 + 0 + 0', [line(1, 19), line(1, 19), line(1, 19)], [1, 0, 0], 1],
+    ['largest fraction first: 0.4, 0.45, 0.3 → 1.15 → 1 to the 0.45', [line(8, 5), line(9, 5), line(6, 5)], [0, 1, 0], 1],
+    ['per line would give 3 × 1 = 3; the group 3 × 0.5 = 1.5 → 2', [line(10, 5), line(10, 5), line(10, 5)], [1, 1, 0], 2],
+    ['two rates are two groups', [line(10, 5), line(10, 5), line(333, 7), line(333, 7)], [1, 0, 24, 23], 48],
+    ['a zero rate group and a standard one', [line(1000, 0), line(999, 19)], [0, 190], 190],
+    ['same rate, other category (E at 0 beside Z at 0): separate groups, both 0', [line(500, 0, { taxCategory: 'E' }), line(500, 0)], [0, 0], 0],
+    ['discounts: the group is taxed on amounts after discount', [line(1000, 19, { discount: { percentOff: 33.33 } }), line(1000, 19, { discount: { amountOff: 1 } })], [127, 190], 317],
+    ['JPY (0 decimals): ¥105 + ¥105 at 10% = 21, per line 11 + 11 = 22', [line(105, 10), line(105, 10)], [11, 10], 21],
+    ['KWD (3 decimals): fils, 3 × 0.333 KWD at 5%', [line(333, 5), line(333, 5), line(333, 5)], [17, 17, 16], 50],
+    ['four-decimal rate', [line(1_000_000, 7.1234), line(1, 7.1234)], [71234, 0], 71234],
+  ])('%s', (_name, lines, taxes, taxTotal) => {
+    const { lines: amounts, totals } = computeInvoice(lines);
+    expect(amounts.map((amount) => amount.tax)).toEqual(taxes);
+    expect(totals.taxTotal).toBe(taxTotal);
+  });
+
+  it('100 lines of 0.01 at 19%: 19 in total where per-line rounding gives 0', () => {
+    const lines = Array.from({ length: 100 }, () => makeLine({ unitAmount: 1, taxRate: 19 }));
+    const { lines: amounts, totals } = computeInvoice(lines);
+    expect(totals.taxTotal).toBe(19);
+    expect(amounts.filter((amount) => amount.tax === 1)).toHaveLength(19);
+    expect(lines.reduce((sum, one) => sum + computeLine(one, 'items.0').tax, 0)).toBe(0);
+  });
+});
+
+const categoryArb = fc.constantFrom<TaxCategory>('S', 'Z', 'E', 'AE');
+describe('tax per group: properties', () => {
+  it('every group of the breakdown is taxed round_half_up(taxable × rate / 100), Σ line tax = tax_total, each line within one unit of its exact share', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ quantity: fc.integer({ min: 1, max: 50 }), unitAmount: fc.integer({ min: 0, max: 100_000 }), taxRate: fc.constantFrom(0, 5, 7, 19, 8.5, 7.7, 0.3), category: categoryArb }), { minLength: 1, maxLength: 30 }),
+        (raw) => {
+          const lines: LineInput[] = raw.map((one) => ({ quantity: one.quantity, unitAmount: one.unitAmount, discount: null, taxRate: one.taxRate, taxCategory: one.category }));
+          const { lines: amounts, totals } = computeInvoice(lines);
+          expect(amounts.reduce((sum, amount) => sum + amount.tax, 0)).toBe(totals.taxTotal);
+          const breakdown = taxBreakdownOf(
+            amounts.map((amount, index) => ({ tax_category: raw[index]!.category, tax_rate: raw[index]!.taxRate, amount: amount.amount, tax: amount.tax, tax_exemption_reason: null })),
+          );
+          for (const group of breakdown) expect(group.tax).toBe(Number(categoryTaxOf(BigInt(group.taxable_amount), group.tax_rate)));
+          amounts.forEach((amount, index) => {
+            const exact = (amount.amount * raw[index]!.taxRate) / 100;
+            expect(Math.abs(amount.tax - exact)).toBeLessThan(1 + 1e-9);
+          });
+        },
+      ),
+    );
   });
 });
 

@@ -1,5 +1,12 @@
 import {
+  DEFAULT_UNIT_CODE,
+  defaultTaxCategory,
+  einvoiceReadiness,
+  taxBreakdownOf,
   toPublicId,
+  type BusinessSnapshot,
+  type CustomerSnapshot,
+  type TaxCategory,
   type CreateInvoiceBody,
   type Discount,
   type DiscountInput,
@@ -22,6 +29,9 @@ export interface LineDraft {
   unitAmount: number;
   discount: LineDiscount;
   taxRate: number;
+  unitCode: string;
+  taxCategory: TaxCategory;
+  taxExemptionReason: string | null;
 }
 
 /** What a read needs beside the rows: "today" in the workspace's time zone, and the public origin. */
@@ -61,6 +71,9 @@ export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, draf
       taxRate: draft.taxRate,
       amount: amounts.amount,
       tax: amounts.tax,
+      unitCode: draft.unitCode,
+      taxCategory: draft.taxCategory,
+      taxExemptionReason: draft.taxExemptionReason,
     };
   });
   return { rows, totals };
@@ -75,7 +88,19 @@ export const draftOf = (row: InvoiceLineRow): LineDraft => ({
   unitAmount: row.unitAmount,
   discount: row.discountAmountOff != null ? { amountOff: row.discountAmountOff } : row.discountPercentOff != null ? { percentOff: row.discountPercentOff } : null,
   taxRate: row.taxRate,
+  unitCode: row.unitCode ?? DEFAULT_UNIT_CODE,
+  taxCategory: row.taxCategory ?? defaultTaxCategory(row.taxRate),
+  taxExemptionReason: row.taxExemptionReason ?? null,
 });
+
+/**
+ * Whether the stored lines carry the taxes the current rule gives them: false for a draft priced
+ * under the earlier per-line rounding, which is priced again before it is finalized.
+ */
+export const isPricedByCurrentRule = (invoice: Pick<InvoiceRow, 'taxTotal'>, lines: readonly InvoiceLineRow[]): boolean => {
+  const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
+  return totals.taxTotal === invoice.taxTotal && amounts.every((amount, index) => amount.tax === lines[index]!.tax);
+};
 
 export const totalsColumns = (totals: InvoiceTotals): Pick<InvoiceRow, 'subtotal' | 'discountTotal' | 'taxableAmount' | 'taxTotal' | 'total'> => ({ ...totals });
 
@@ -138,6 +163,9 @@ export const newDraft = (
     ...dueDatesFor(issueDate, body, { dueDate: null, daysUntilDue: null }),
     notes: body.notes ?? null,
     footer: body.footer ?? null,
+    buyerReference: body.buyer_reference ?? null,
+    purchaseOrder: body.purchase_order ?? null,
+    deliveryDate: body.delivery_date ?? null,
     subtotal: 0,
     discountTotal: 0,
     taxableAmount: 0,
@@ -154,6 +182,7 @@ export const newDraft = (
     publicUrlToken: null,
     snapshotSha256: null,
     chainSha256: null,
+    snapshotVersion: null,
     finalizedAt: null,
     paidAt: null,
     paymentReference: null,
@@ -212,7 +241,16 @@ export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   tax_rate: row.taxRate,
   amount: row.amount,
   tax: row.tax,
+  unit_code: row.unitCode,
+  tax_category: row.taxCategory,
+  tax_exemption_reason: row.taxExemptionReason ?? null,
 });
+
+// Snapshots frozen before the e-invoice fields existed lack their keys: they read as null.
+const BUSINESS_SNAPSHOT_ADDITIONS = { phone: null, contact_name: null, electronic_address: null, electronic_address_scheme: null, payment_account: null };
+const CUSTOMER_SNAPSHOT_ADDITIONS = { electronic_address: null, electronic_address_scheme: null, buyer_reference: null };
+const businessSnapshotView = (snapshot: BusinessSnapshot | null | undefined): BusinessSnapshot | null => (snapshot ? { ...BUSINESS_SNAPSHOT_ADDITIONS, ...snapshot } : null);
+const customerSnapshotView = (snapshot: CustomerSnapshot | null | undefined): CustomerSnapshot | null => (snapshot ? { ...CUSTOMER_SNAPSHOT_ADDITIONS, ...snapshot } : null);
 
 const iso = (value: Date | null | undefined): string | null => (value ? value.toISOString() : null);
 
@@ -237,8 +275,11 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   amount_paid: row.amountPaid,
   notes: row.notes ?? null,
   footer: row.footer ?? null,
-  business_snapshot: row.businessSnapshot ?? null,
-  customer_snapshot: row.customerSnapshot ?? null,
+  buyer_reference: row.buyerReference ?? null,
+  purchase_order: row.purchaseOrder ?? null,
+  delivery_date: row.deliveryDate ?? null,
+  business_snapshot: businessSnapshotView(row.businessSnapshot),
+  customer_snapshot: customerSnapshotView(row.customerSnapshot),
   public_url_token: row.publicUrlToken ?? null,
   public_url: row.publicUrlToken ? `${context.publicUrlBase}/i/${row.publicUrlToken}` : null,
   finalized_at: iso(row.finalizedAt),
@@ -252,7 +293,12 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   updated_at: row.updatedAt.toISOString(),
 });
 
-export const invoiceView = (row: InvoiceRow, lines: readonly InvoiceLineRow[], context: ViewContext): Invoice => ({
-  ...invoiceSummaryView(row, context),
-  lines: { object: 'list', data: lines.map(lineView) },
-});
+/**
+ * The invoice with its lines, its VAT breakdown (summed from the stored lines, so it always adds up
+ * to the stored totals) and, once finalized, which e-invoice profiles it qualifies for.
+ */
+export const invoiceView = (row: InvoiceRow, lines: readonly InvoiceLineRow[], context: ViewContext): Invoice => {
+  const lineViews = lines.map(lineView);
+  const invoice = { ...invoiceSummaryView(row, context), lines: { object: 'list' as const, data: lineViews }, tax_breakdown: taxBreakdownOf(lineViews) };
+  return { ...invoice, einvoice: row.status === 'draft' ? null : einvoiceReadiness(invoice) };
+};

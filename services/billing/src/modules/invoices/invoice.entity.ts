@@ -1,4 +1,4 @@
-import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot } from '@invoicing/contracts';
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, TaxCategory } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** The statuses stored; `overdue` is never stored but computed on read from the due date. */
@@ -21,6 +21,9 @@ export const InvoiceEntity = defineEntity({
     daysUntilDue: p.smallint().nullable(),
     notes: p.text().nullable(),
     footer: p.text().nullable(),
+    buyerReference: p.text().nullable(),
+    purchaseOrder: p.text().nullable(),
+    deliveryDate: p.date().nullable(),
     subtotal: p.bigint('number'),
     discountTotal: p.bigint('number'),
     taxableAmount: p.bigint('number'),
@@ -37,6 +40,8 @@ export const InvoiceEntity = defineEntity({
     publicUrlToken: p.text().nullable(),
     snapshotSha256: p.string().length(64).nullable(),
     chainSha256: p.string().length(64).nullable(),
+    /** The version of the hashed document (invoice-integrity.domain.ts); null while draft. */
+    snapshotVersion: p.smallint().nullable(),
     finalizedAt: p.datetime(3).nullable(),
     paidAt: p.datetime(3).nullable(),
     paymentReference: p.text().nullable(),
@@ -68,6 +73,9 @@ export const InvoiceLineEntity = defineEntity({
     taxRate: p.decimal('number').precision(7).scale(4),
     amount: p.bigint('number'),
     tax: p.bigint('number'),
+    unitCode: p.text(),
+    taxCategory: p.enum<readonly TaxCategory[]>(['S', 'Z', 'E', 'AE', 'K', 'G', 'O']),
+    taxExemptionReason: p.text().nullable(),
   },
 });
 export type InvoiceLineRow = InferEntity<typeof InvoiceLineEntity>;

@@ -109,7 +109,11 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
             lines = lines.filter((line) => line.priceId == null);
             await invoices.dropCatalogLines(tx, id);
           }
-          const { totals } = computeInvoice(lines.map(draftOf));
+          // Kept lines are priced again: a draft from before taxes were computed per category gets them now.
+          const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
+          lines.forEach((line, index) => {
+            line.tax = amounts[index]!.tax;
+          });
           const changes: DraftChanges = {
             ...(customer && patch.customer !== undefined ? { customerId: patch.customer, customerName: customer.name } : {}),
             currency,
@@ -118,6 +122,9 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
             ...dates,
             ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
             ...(patch.footer !== undefined ? { footer: patch.footer } : {}),
+            ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
+            ...(patch.purchase_order !== undefined ? { purchaseOrder: patch.purchase_order } : {}),
+            ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
             ...totalsColumns(totals),
           };
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always

@@ -1,6 +1,8 @@
 import type { Invoice } from '@invoicing/contracts';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, chainHashOf, GENESIS_CHAIN, sha256Hex, snapshotHashOf } from './invoice-integrity.domain.ts';
+import { canonicalJson, chainHashOf, GENESIS_CHAIN, sha256Hex, snapshotHashOf as hashOf, type DocumentVersion } from './invoice-integrity.domain.ts';
+
+const snapshotHashOf = (invoice: Invoice, version: DocumentVersion = 2) => hashOf(invoice, version);
 
 const address = { line1: null, line2: null, city: 'Köln', state: null, postal_code: null, country: 'DE' };
 const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
@@ -24,8 +26,23 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   amount_paid: 0,
   notes: null,
   footer: null,
-  business_snapshot: { business_name: 'Seller', email: null, address, tax_id: 'DE1', payment_instructions: null, brand_color: null },
-  customer_snapshot: { name: 'Müller GmbH', email: null, address, tax_id: null },
+  buyer_reference: null,
+  purchase_order: null,
+  delivery_date: '2026-11-22',
+  business_snapshot: {
+    business_name: 'Seller',
+    email: null,
+    address,
+    tax_id: 'DE1',
+    payment_instructions: null,
+    brand_color: null,
+    phone: null,
+    contact_name: null,
+    electronic_address: null,
+    electronic_address_scheme: null,
+    payment_account: null,
+  },
+  customer_snapshot: { name: 'Müller GmbH', email: null, address, tax_id: null, electronic_address: null, electronic_address_scheme: null, buyer_reference: null },
   public_url_token: 'tok',
   public_url: 'http://localhost:8080/i/tok',
   finalized_at: '2026-11-22T10:00:00.000Z',
@@ -38,6 +55,8 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   created_at: '2026-11-22T09:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
   lines: { object: 'list', data: [] },
+  tax_breakdown: [],
+  einvoice: null,
   ...overrides,
 });
 
@@ -58,7 +77,9 @@ describe('invoice integrity', () => {
     const open = snapshotHashOf(makeInvoice());
     expect(snapshotHashOf(makeInvoice({ total: 1191 }))).not.toBe(open);
     expect(snapshotHashOf(makeInvoice({ number: 'INV/2026/0002' }))).not.toBe(open);
-    expect(snapshotHashOf(makeInvoice({ customer_snapshot: { name: 'Other', email: null, address, tax_id: null } }))).not.toBe(open);
+    expect(snapshotHashOf(makeInvoice({ customer_snapshot: { ...makeInvoice().customer_snapshot!, name: 'Other' } }))).not.toBe(open);
+    expect(snapshotHashOf(makeInvoice({ buyer_reference: '991-12345-67' }))).not.toBe(open);
+    expect(snapshotHashOf(makeInvoice({ business_snapshot: { ...makeInvoice().business_snapshot!, phone: '+49 1' } }))).not.toBe(open);
   });
 
   it('hashes a line discount in the shape of version 1 (both keys), whichever shape the API shows it in', () => {
@@ -74,6 +95,9 @@ describe('invoice integrity', () => {
       tax_rate: 19,
       amount: 900,
       tax: 171,
+      unit_code: 'C62',
+      tax_category: 'S' as const,
+      tax_exemption_reason: null,
     };
     const withDiscount = (discount: unknown) => makeInvoice({ lines: { object: 'list', data: [{ ...line, discount } as Invoice['lines']['data'][number]] } });
     // Invoices finalized while responses carried both keys were hashed that way; verify must still match them.
@@ -87,5 +111,77 @@ describe('invoice integrity', () => {
     const first = chainHashOf(GENESIS_CHAIN, 'a'.repeat(64));
     expect(first).toBe(sha256Hex(`${'0'.repeat(64)}${'a'.repeat(64)}`));
     expect(chainHashOf(first, 'b'.repeat(64))).not.toBe(chainHashOf(GENESIS_CHAIN, 'b'.repeat(64)));
+  });
+
+  it('never hashes what reads derive from the hashed lines: tax_breakdown and einvoice', () => {
+    const open = snapshotHashOf(makeInvoice());
+    const breakdown = [{ tax_category: 'S' as const, tax_rate: 19, taxable_amount: 1000, tax: 190, tax_exemption_reason: null }];
+    expect(snapshotHashOf(makeInvoice({ tax_breakdown: breakdown, einvoice: { en16931: { ready: true, missing: [] }, xrechnung: { ready: true, missing: [] } } }))).toBe(open);
+  });
+});
+
+// An invoice finalized before the e-invoice fields, hashed by the code of that time (version 1):
+// its hash was recorded then and must keep verifying however the response has grown since.
+describe('document version 1 (invoices finalized before issue #12)', () => {
+  const V1_HASH = '8e2b9ea6936a0cb77f807cba691a6c6c81fbea786711e8a085cb7878a2c06ade';
+  const v1Address = { line1: 'Hauptstraße 5', line2: null, city: 'Köln', state: null, postal_code: '50667', country: 'DE' };
+  const v1Line = (n: number, overrides: object) => ({
+    id: `ii_0190f3e2c1b27a8e9d1f3c4b5a69788${n}`,
+    object: 'invoiceitem' as const,
+    price: null,
+    product: null,
+    description: `Line ${n}`,
+    quantity: 3,
+    unit_amount: 333,
+    discount: null,
+    discount_amount: 0,
+    tax_rate: 19,
+    amount: 999,
+    tax: 190,
+    // What reads add now to a line stored before (the migration's defaults).
+    unit_code: 'C62',
+    tax_category: 'S' as const,
+    tax_exemption_reason: null,
+    ...overrides,
+  });
+  // The invoice as reads show it today: the old snapshots' new keys read as null, the lines carry their defaults.
+  const asReadToday = makeInvoice({
+    subtotal: 2998,
+    discount_total: 100,
+    taxable_amount: 2898,
+    tax_total: 551,
+    total: 3449,
+    amount_due: 3449,
+    notes: 'Thanks',
+    delivery_date: null,
+    business_snapshot: {
+      business_name: 'Seller GmbH', email: 'seller@example.com', address: v1Address, tax_id: 'DE111111111', payment_instructions: 'IBAN DE89', brand_color: '#1A2B3C',
+      phone: null, contact_name: null, electronic_address: null, electronic_address_scheme: null, payment_account: null,
+    },
+    customer_snapshot: { name: 'Müller GmbH', email: 'billing@mueller.example', address: v1Address, tax_id: 'DE123456789', electronic_address: null, electronic_address_scheme: null, buyer_reference: null },
+    lines: {
+      object: 'list',
+      data: [
+        v1Line(1, {}),
+        v1Line(2, { discount: { amount_off: 100 }, discount_amount: 100, amount: 899, tax: 171 }),
+        v1Line(3, { quantity: 1, unit_amount: 1000, tax_rate: 7, amount: 1000, tax: 70, discount: { percent_off: 0 } }),
+      ],
+    },
+    tax_breakdown: [
+      { tax_category: 'S', tax_rate: 19, taxable_amount: 1898, tax: 361, tax_exemption_reason: null },
+      { tax_category: 'S', tax_rate: 7, taxable_amount: 1000, tax: 70, tax_exemption_reason: null },
+    ],
+  });
+
+  it('hashes as it was hashed before the e-invoice fields existed', () => {
+    expect(snapshotHashOf(asReadToday, 1)).toBe(V1_HASH);
+  });
+
+  it('still finds an edit of a field version 1 holds', () => {
+    expect(snapshotHashOf({ ...asReadToday, tax_total: 552 }, 1)).not.toBe(V1_HASH);
+  });
+
+  it('is another document than version 2', () => {
+    expect(snapshotHashOf(asReadToday, 2)).not.toBe(V1_HASH);
   });
 });

@@ -13,7 +13,16 @@ import type { Invoice, InvoiceLine } from '@invoicing/contracts';
 /** The chain value before the first invoice of a series. */
 export const GENESIS_CHAIN = '0'.repeat(64);
 
-const FROZEN_FIELDS = [
+/**
+ * The document hashed has a version, stored per invoice (`snapshot_version`), so what an invoice
+ * was hashed over never changes when the API grows: version 1 is the invoice as responses showed
+ * it before the e-invoice fields (issue #12), version 2 adds them. Fields derived on read
+ * (`tax_breakdown`, `einvoice`) are never hashed: they follow from the hashed lines.
+ */
+export type DocumentVersion = 1 | 2;
+export const CURRENT_DOCUMENT_VERSION: DocumentVersion = 2;
+
+const FROZEN_FIELDS_V1 = [
   'id',
   'number',
   'customer',
@@ -36,6 +45,16 @@ const FROZEN_FIELDS = [
   'created_at',
 ] as const satisfies readonly (keyof Invoice)[];
 
+const FROZEN_FIELDS_V2 = [...FROZEN_FIELDS_V1, 'buyer_reference', 'purchase_order', 'delivery_date'] as const satisfies readonly (keyof Invoice)[];
+
+// What version 1 held of the snapshots and lines: the keys responses had then, and no others.
+const BUSINESS_SNAPSHOT_V1 = ['business_name', 'email', 'address', 'tax_id', 'payment_instructions', 'brand_color'] as const;
+const CUSTOMER_SNAPSHOT_V1 = ['name', 'email', 'address', 'tax_id'] as const;
+const LINE_V1 = ['id', 'object', 'price', 'product', 'description', 'quantity', 'unit_amount', 'discount', 'discount_amount', 'tax_rate', 'amount', 'tax'] as const;
+
+const pick = <T extends object>(value: T | null, keys: readonly (keyof T)[]) =>
+  value === null ? null : Object.fromEntries(keys.map((key) => [key, value[key]]));
+
 /**
  * A line discount as version 1 hashes it: both keys, the unset one null. Responses now carry only
  * the key that is set; the hashed shape stays, so invoices finalized before still verify.
@@ -45,12 +64,23 @@ const hashedDiscount = (discount: InvoiceLine['discount']) =>
     ? null
     : { amount_off: 'amount_off' in discount ? discount.amount_off : null, percent_off: 'percent_off' in discount ? discount.percent_off : null };
 
-/** The frozen part of a finalized invoice, with its lines, as hashed. */
-export const finalizedDocument = (invoice: Invoice) => ({
-  version: 1,
-  ...Object.fromEntries(FROZEN_FIELDS.map((field) => [field, invoice[field]])),
-  lines: invoice.lines.data.map((line) => ({ ...line, discount: hashedDiscount(line.discount) })),
-});
+/** The frozen part of a finalized invoice, with its lines, as hashed in `version`. */
+export const finalizedDocument = (invoice: Invoice, version: DocumentVersion) => {
+  if (version === 1) {
+    return {
+      version,
+      ...Object.fromEntries(FROZEN_FIELDS_V1.map((field) => [field, invoice[field]])),
+      business_snapshot: pick(invoice.business_snapshot, BUSINESS_SNAPSHOT_V1),
+      customer_snapshot: pick(invoice.customer_snapshot, CUSTOMER_SNAPSHOT_V1),
+      lines: invoice.lines.data.map((line) => ({ ...pick(line, LINE_V1), discount: hashedDiscount(line.discount) })),
+    };
+  }
+  return {
+    version,
+    ...Object.fromEntries(FROZEN_FIELDS_V2.map((field) => [field, invoice[field]])),
+    lines: invoice.lines.data.map((line) => ({ ...line, discount: hashedDiscount(line.discount) })),
+  };
+};
 
 /** JSON with object keys sorted at every depth and no whitespace: one text per value. */
 export const canonicalJson = (value: unknown): string => {
@@ -66,6 +96,9 @@ export const canonicalJson = (value: unknown): string => {
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-export const snapshotHashOf = (invoice: Invoice): string => sha256Hex(canonicalJson(finalizedDocument(invoice)));
+export const snapshotHashOf = (invoice: Invoice, version: DocumentVersion): string => sha256Hex(canonicalJson(finalizedDocument(invoice, version)));
+
+/** The version an invoice was hashed in: 1 for those finalized before versions were stored. */
+export const documentVersionOf = (stored: number | null | undefined): DocumentVersion => (stored === 2 ? 2 : 1);
 
 export const chainHashOf = (previousChain: string, snapshotHash: string): string => sha256Hex(`${previousChain}${snapshotHash}`);

@@ -5,7 +5,7 @@ import { localDateOf, type Clock } from '../../shared/clock.ts';
 import { accountRepository } from '../account/account.repository.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
-import { chainHashOf, GENESIS_CHAIN, snapshotHashOf } from './invoice-integrity.domain.ts';
+import { chainHashOf, documentVersionOf, GENESIS_CHAIN, snapshotHashOf } from './invoice-integrity.domain.ts';
 import { formatNumber, periodOf, periodView } from './numbering.domain.ts';
 import { numberingRepository, type SeriesCount, type SequenceGap } from './numbering.repository.ts';
 
@@ -59,7 +59,7 @@ export const numberingService = (em: EntityManager, clock: Clock) => {
       const lines = await invoices.linesOfEach(rows.map((row) => row.id));
       for (const row of rows) {
         if (row.numberSequence !== expected) return { checked: expected - 1, breakAt: at(expected, 'missing_number', null) };
-        const snapshot = snapshotHashOf(invoiceView(row, lines.get(row.id) ?? [], context));
+        const snapshot = snapshotHashOf(invoiceView(row, lines.get(row.id) ?? [], context), documentVersionOf(row.snapshotVersion));
         if (snapshot !== row.snapshotSha256 || row.number !== formatNumber(series.format, series.period, expected)) {
           return { checked: expected - 1, breakAt: at(expected, 'snapshot_mismatch', row.id) };
         }
