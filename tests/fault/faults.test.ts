@@ -47,7 +47,10 @@ const reconcileRun = async (scenario: string, workspace: FaultWorkspace, request
     workspaceId: workspace.workspaceId,
   });
   console.log(`${formatFigures(figures)}${extra}`);
-  if (run.errors.length > 0) console.log(`[fault] ${scenario}: first client-visible errors ${JSON.stringify(run.errors.slice(0, 5))}`);
+  if (run.errors.length > 0) {
+    console.log(`[fault] ${scenario}: first client-visible errors ${JSON.stringify(run.errors.slice(0, 5))}`);
+    for (const name of ['gateway', 'billing']) console.log(`[fault] ${scenario}: last lines of ${name}:\n${platform.logTail(name, 5)}`);
+  }
   return figures;
 };
 
@@ -62,6 +65,9 @@ const deliveryLatencies = (run: LifecycleRun, path: string) => {
     .sort((a, b) => a - b);
   return { p50: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN, max: latencies.at(-1) ?? Number.NaN };
 };
+
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, delay(ms).then(() => Promise.reject(new Error(`Not within ${ms} ms: ${what}`)))]);
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
@@ -89,7 +95,7 @@ describe('faults: nothing is lost or doubled', () => {
       );
       const restarted = dropped.then(() => platform.restart('gateway'));
       const answer = await send();
-      await restarted;
+      await within(restarted, 5_000, 'the trapped request reached billing and the gateway was restarted');
       return { answer, dropped: await dropped };
     };
 

@@ -64,9 +64,12 @@ export const startInterposer = async (targetOrigin: string) => {
       }
       if (trap) {
         const held = { status: answer.statusCode ?? 0, headers: answer.headers, body: answerBody.toString('utf8') };
-        await trap.beforeRelay(held);
-        incoming.socket.destroy();
-        trap.sprung(held);
+        try {
+          await trap.beforeRelay(held);
+        } finally {
+          incoming.socket.destroy();
+          trap.sprung(held);
+        }
         return;
       }
       const headers = { ...answer.headers };
