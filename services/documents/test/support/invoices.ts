@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { defaultTaxCategory, einvoiceReadiness, taxBreakdownOf, toPublicId, type Invoice, type InvoiceLine, type TaxCategory } from '@invoicing/contracts';
+import { categoryTaxOf, defaultTaxCategory, einvoiceReadiness, taxBreakdownOf, toPublicId, type Invoice, type InvoiceLine, type TaxCategory } from '@invoicing/contracts';
 
 export interface LineInput {
   description: string;
@@ -56,7 +56,9 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
   const lines = lineInputs.map(toLine);
   const subtotal = sum(lines.map((line) => line.quantity * line.unit_amount));
   const discountTotal = sum(lines.map((line) => line.discount_amount));
-  const taxTotal = sum(lines.map((line) => line.tax));
+  // Tax per VAT category and rate, rounded once per group (BR-CO-17), as billing charges it.
+  const breakdown = taxBreakdownOf(lines).map((group) => ({ ...group, tax: Number(categoryTaxOf(BigInt(group.taxable_amount), group.tax_rate)) }));
+  const taxTotal = sum(breakdown.map((group) => group.tax));
   const total = subtotal - discountTotal + taxTotal;
   const id = rest.id ?? toPublicId('invoice', randomUUID());
   const token = rest.public_url_token ?? randomUUID().replaceAll('-', '');
@@ -118,7 +120,7 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     created_at: '2026-11-19T08:00:00.000Z',
     updated_at: '2026-11-20T09:30:00.000Z',
     lines: { object: 'list', data: lines },
-    tax_breakdown: taxBreakdownOf(lines),
+    tax_breakdown: breakdown,
     einvoice: null,
     ...rest,
   };

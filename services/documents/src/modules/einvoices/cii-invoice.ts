@@ -126,7 +126,8 @@ export const writeCiiInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
             'ram:ExemptionReason': optional(group.exemptionReason),
             'ram:BasisAmount': amount(group.taxableAmount, currency),
             'ram:CategoryCode': group.category,
-            'ram:RateApplicablePercent': group.category === 'O' ? undefined : percentOf(group.rate),
+            // 0 for category O as well: XRechnung requires the rate in every breakdown (BR-DE-14).
+            'ram:RateApplicablePercent': percentOf(group.rate),
           })),
           'ram:SpecifiedTradePaymentTerms':
             einvoice.paymentTerms || einvoice.dueDate

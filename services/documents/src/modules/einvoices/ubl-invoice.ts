@@ -60,8 +60,8 @@ const party = (einvoice: EInvoice, role: 'seller' | 'buyer'): XmlNode => {
 
 const taxCategory = (category: string, rate: number, exemptionReason: string | null, element: 'cac:TaxCategory' | 'cac:ClassifiedTaxCategory'): XmlNode => ({
   'cbc:ID': category,
-  // Category O carries no rate (BR-O-05, BR-O-10).
-  'cbc:Percent': category === 'O' ? undefined : percentOf(rate),
+  // A line of category O carries no rate (BR-O-05); its breakdown shows 0, which XRechnung requires (BR-DE-14).
+  'cbc:Percent': category === 'O' && element === 'cac:ClassifiedTaxCategory' ? undefined : percentOf(rate),
   'cbc:TaxExemptionReason': element === 'cac:TaxCategory' ? optional(exemptionReason) : undefined,
   'cac:TaxScheme': { 'cbc:ID': 'VAT' },
 });
