@@ -10,14 +10,17 @@ import { OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
 // IBAN (ISO 13616): country, two check digits, up to 30 characters; valid when mod 97 of the
 // rearranged digits is 1. Spaces are allowed on input (as printed) and dropped.
 const IBAN_RULE = 'must be an IBAN such as DE89 3704 0044 0532 0130 00 (country code, check digits that pass the mod-97 check)';
+const IBAN_SHAPE = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+// The shape and the check digits in one check, so a malformed IBAN is reported once.
 const isIbanChecksumValid = (iban: string): boolean => {
+  if (!IBAN_SHAPE.test(iban)) return false;
   const digits = `${iban.slice(4)}${iban.slice(0, 4)}`.replace(/[A-Z]/g, (letter) => String(letter.charCodeAt(0) - 55));
   return BigInt(digits) % 97n === 1n;
 };
 export const Iban = z
   .string()
   .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/, IBAN_RULE).refine(isIbanChecksumValid, IBAN_RULE));
+  .pipe(z.string().refine(isIbanChecksumValid, IBAN_RULE));
 
 // BIC (ISO 9362): bank (4 letters), country (2 letters), location (2), optional branch (3).
 const BIC_RULE = 'must be a BIC of 8 or 11 characters such as COBADEFFXXX';

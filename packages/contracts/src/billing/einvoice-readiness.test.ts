@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { Bic, Iban, taxCategoryIssues, UnitCode, type TaxCategory } from './einvoice-fields.ts';
+import { einvoiceReadiness, missingEinvoiceFields, type ReadinessInput } from './einvoice-readiness.ts';
+import type { InvoiceLine } from './invoices.ts';
+import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
+
+const address = { line1: 'Hauptstraße 1', line2: null, city: 'Berlin', state: null, postal_code: '10115', country: 'DE' };
+const makeLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
+  id: 'ii_1', object: 'invoiceitem', price: null, product: null, description: 'Audit', quantity: 1, unit_amount: 1000, discount: null,
+  discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, ...overrides,
+});
+const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine[] = [makeLine()]): ReadinessInput => ({
+  currency: 'EUR',
+  buyer_reference: '991-12345-67',
+  delivery_date: '2026-11-22',
+  subtotal: lines.reduce((sum, line) => sum + line.amount, 0),
+  discount_total: 0,
+  taxable_amount: lines.reduce((sum, line) => sum + line.amount, 0),
+  tax_total: lines.reduce((sum, line) => sum + line.tax, 0),
+  total: lines.reduce((sum, line) => sum + line.amount + line.tax, 0),
+  business_snapshot: {
+    business_name: 'Seller GmbH', email: 'ar@seller.example', address, tax_id: 'DE123456789', payment_instructions: null, brand_color: null,
+    phone: '+49 30 1', contact_name: 'AR', electronic_address: 'ar@seller.example', electronic_address_scheme: 'EM',
+    payment_account: { iban: 'DE89370400440532013000', bic: null, name: null },
+  },
+  customer_snapshot: {
+    name: 'Stadt Köln', email: 'r@koeln.example', address: { ...address, city: 'Köln', postal_code: '50679' }, tax_id: 'DE987654321',
+    electronic_address: 'r@koeln.example', electronic_address_scheme: 'EM', buyer_reference: '991-12345-67',
+  },
+  lines: { object: 'list', data: lines },
+  tax_breakdown: taxBreakdownOf(lines),
+  ...overrides,
+});
+const seller = makeInvoice().business_snapshot!;
+const buyer = makeInvoice().customer_snapshot!;
+const rulesOf = (invoice: ReadinessInput, profile: 'en16931' | 'xrechnung') => missingEinvoiceFields(invoice, profile).map((entry) => `${entry.path} ${entry.rule}`);
+
+describe('einvoiceReadiness', () => {
+  it('a complete invoice is ready in both profiles', () => {
+    expect(einvoiceReadiness(makeInvoice())).toEqual({ en16931: { ready: true, missing: [] }, xrechnung: { ready: true, missing: [] } });
+  });
+
+  it.each<[string, ReadinessInput, string[], string[]]>([
+    // name, invoice, missing for EN 16931, missing for XRechnung beyond them
+    ['a draft (no snapshots)', makeInvoice({ business_snapshot: null, customer_snapshot: null }), ['status BR-1'], []],
+    ['no seller name', makeInvoice({ business_snapshot: { ...seller, business_name: null } }), ['business_snapshot.business_name BR-6'], []],
+    ['no seller country', makeInvoice({ business_snapshot: { ...seller, address: { ...address, country: null } } }), ['business_snapshot.address.country BR-9'], []],
+    ['no buyer country', makeInvoice({ customer_snapshot: { ...buyer, address: { ...buyer.address, country: null } } }), ['customer_snapshot.address.country BR-11'], []],
+    ['no seller VAT id with S lines', makeInvoice({ business_snapshot: { ...seller, tax_id: null } }), ['business_snapshot.tax_id BR-S-02'], []],
+    ['a seller VAT id without country prefix', makeInvoice({ business_snapshot: { ...seller, tax_id: '123456789' } }), ['business_snapshot.tax_id BR-CO-09'], []],
+    ['no buyer reference', makeInvoice({ buyer_reference: null }), [], ['buyer_reference BR-DE-15']],
+    ['no payment account', makeInvoice({ business_snapshot: { ...seller, payment_account: null } }), [], ['business_snapshot.payment_account BR-DE-1']],
+    ['no seller contact', makeInvoice({ business_snapshot: { ...seller, contact_name: null, phone: null, email: null } }), [], [
+      'business_snapshot.contact_name BR-DE-5', 'business_snapshot.phone BR-DE-6', 'business_snapshot.email BR-DE-7',
+    ]],
+    ['no seller city and post code', makeInvoice({ business_snapshot: { ...seller, address: { ...address, city: null, postal_code: null } } }), [], [
+      'business_snapshot.address.city BR-DE-3', 'business_snapshot.address.postal_code BR-DE-4',
+    ]],
+    ['no buyer electronic address', makeInvoice({ customer_snapshot: { ...buyer, electronic_address: null, electronic_address_scheme: null } }), [], ['customer_snapshot.electronic_address BT-49']],
+    ['no seller electronic address', makeInvoice({ business_snapshot: { ...seller, electronic_address: null, electronic_address_scheme: null } }), [], ['business_snapshot.electronic_address BT-34']],
+  ])('%s', (_name, invoice, core, xrechnungOnly) => {
+    expect(rulesOf(invoice, 'en16931')).toEqual(core);
+    expect(rulesOf(invoice, 'xrechnung')).toEqual([...core, ...xrechnungOnly]);
+  });
+
+  const exempt = (category: TaxCategory) => makeLine({ tax_category: category, tax_rate: 0, tax: 0, tax_exemption_reason: 'Reason' });
+  it.each<[string, InvoiceLine[], Partial<ReadinessInput>, string[]]>([
+    ['reverse charge without buyer VAT id', [exempt('AE')], { customer_snapshot: { ...buyer, tax_id: null } }, ['customer_snapshot.tax_id BR-AE-02']],
+    ['intra-community supply without buyer VAT id', [exempt('K')], { customer_snapshot: { ...buyer, tax_id: null } }, ['customer_snapshot.tax_id BR-IC-02']],
+    ['intra-community supply without delivery date', [exempt('K')], { delivery_date: null }, ['delivery_date BR-IC-11']],
+    ['not subject to VAT mixed with standard rate', [exempt('O'), makeLine()], {}, ['lines BR-O-11']],
+    ['not subject to VAT alone without any seller identifier', [exempt('O')], { business_snapshot: { ...seller, tax_id: null } }, ['business_snapshot.tax_id BR-CO-26']],
+    ['an exempt line with a rate', [makeLine({ tax_category: 'E', tax_exemption_reason: 'Exempt' })], {}, ['lines.data.0.tax_rate BR-E-05']],
+  ])('%s', (_name, lines, overrides, expected) => {
+    expect(rulesOf({ ...makeInvoice({}, lines), ...overrides }, 'en16931')).toEqual(expected);
+  });
+
+  it('refuses a breakdown taxed per line (BR-CO-17): the figures of invoices finalized before the per-category rule', () => {
+    const lines = [1, 2, 3].map(() => makeLine({ unit_amount: 1, amount: 1, tax: 0 }));
+    expect(rulesOf(makeInvoice({}, lines), 'en16931')).toEqual(['tax_breakdown.0.tax BR-CO-17']);
+  });
+
+  it('refuses KWD amounts that need three decimals, and accepts whole multiples of 10 fils', () => {
+    expect(rulesOf(makeInvoice({ currency: 'KWD' }, [makeLine({ unit_amount: 1001, amount: 1001, tax: 190 })]), 'en16931')).toEqual(['currency BR-DEC-23']);
+    expect(rulesOf(makeInvoice({ currency: 'KWD' }), 'en16931')).toEqual([]);
+    expect(rulesOf(makeInvoice({ currency: 'JPY' }, [makeLine({ unit_amount: 105, amount: 105, tax: 20 })]), 'en16931')).toEqual([]);
+  });
+
+  it('names the rule in every message', () => {
+    for (const entry of missingEinvoiceFields(makeInvoice({ buyer_reference: null, business_snapshot: { ...seller, phone: null } }), 'xrechnung')) {
+      expect(entry.message.startsWith(`${entry.rule}: `)).toBe(true);
+    }
+  });
+});
+
+describe('line tax category rules', () => {
+  it.each<[TaxCategory, number, string | null, string[]]>([
+    ['S', 19, null, []],
+    ['S', 0, null, ['tax_category']],
+    ['Z', 0, null, []],
+    ['Z', 7, null, ['tax_category']],
+    ['E', 0, null, ['tax_exemption_reason']],
+    ['E', 0, 'Exempt under §4', []],
+    ['AE', 0, 'Reverse charge', []],
+    ['AE', 19, 'Reverse charge', ['tax_category']],
+    ['K', 0, null, ['tax_exemption_reason']],
+    ['G', 0, 'Export', []],
+    ['O', 5, 'Not subject', ['tax_category']],
+    ['S', 19, 'Why', ['tax_exemption_reason']],
+    ['Z', 0, 'Why', ['tax_exemption_reason']],
+  ])('%s at %d with reason %s: %j', (taxCategory, taxRate, taxExemptionReason, fields) => {
+    expect(taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason }).map((issue) => issue.field)).toEqual(fields);
+  });
+});
+
+describe('field formats', () => {
+  it.each([
+    ['DE89 3704 0044 0532 0130 00', 'DE89370400440532013000'],
+    ['gb29nwbk60161331926819', 'GB29NWBK60161331926819'],
+    ['FR14 2004 1010 0505 0001 3M02 606', 'FR1420041010050500013M02606'],
+  ])('accepts the IBAN %s as %s', (input, stored) => {
+    expect(Iban.parse(input)).toBe(stored);
+  });
+  it.each(['DE88 3704 0044 0532 0130 00', 'DE89', '1234567890123456', 'DE89 3704 0044 0532 0130 0!'])('refuses the IBAN %s', (input) => {
+    expect(Iban.safeParse(input).success).toBe(false);
+  });
+  it.each([['cobadeffxxx', 'COBADEFFXXX'], ['DEUTDEFF', 'DEUTDEFF']])('accepts the BIC %s', (input, stored) => {
+    expect(Bic.parse(input)).toBe(stored);
+  });
+  it.each(['COBADEFFX', 'CO1ADEFF', 'COBADE'])('refuses the BIC %s', (input) => {
+    expect(Bic.safeParse(input).success).toBe(false);
+  });
+  it.each([['c62', 'C62'], ['HUR', 'HUR'], ['XPP', 'XPP'], ['h87', 'H87']])('accepts the unit code %s', (input, stored) => {
+    expect(UnitCode.parse(input)).toBe(stored);
+  });
+  it.each(['hours', 'C', 'C-6'])('refuses the unit code %s', (input) => {
+    expect(UnitCode.safeParse(input).success).toBe(false);
+  });
+  it.each<[bigint, number, bigint]>([
+    [3n, 19, 1n], [1000n, 8.5, 85n], [10n, 5, 1n], [9n, 5, 0n], [210n, 10, 21n], [999n, 7.7, 77n],
+  ])('categoryTaxOf(%d, %d) = %d', (taxable, rate, tax) => {
+    expect(categoryTaxOf(taxable, rate)).toBe(tax);
+  });
+});
