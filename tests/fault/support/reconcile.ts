@@ -110,7 +110,7 @@ export const reconcile = async ({
   endpointPath,
   databaseUrl,
   workspaceId,
-  settleMs = 60_000,
+  settleMs = 120_000,
 }: {
   scenario: string;
   api: InvoicingClient;
