@@ -5,6 +5,7 @@ import { resolveChromium } from '../../services/documents/src/modules/rendering/
 import { createInvoicePrinter, type InvoicePrinter } from '../../services/documents/src/modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer, type PdfRenderer } from '../../services/documents/src/modules/rendering/pdf-renderer.ts';
 import { loadTemplates } from '../../services/documents/src/modules/rendering/templates.ts';
+import { renderExport } from '../../services/documents/src/modules/einvoices/invoice-export.service.ts';
 import type { BenchContext, BenchSection } from '../section.ts';
 
 /** The issue's targets: a warm render at most 0.15x a cold one; a stored PDF served at least 50x faster than a cold render. */
@@ -53,11 +54,15 @@ const seedInvoice = async (context: BenchContext, key: string) => {
     business_name: 'Benchmark Studio GmbH',
     address: { line1: 'Hauptstraße 1', city: 'Köln', postal_code: '50667', country: 'DE' },
     tax_id: 'DE123456789',
+    email: 'billing@bench.example',
+    phone: '+49 221 1234567',
+    contact_name: 'Accounts receivable',
+    payment_account: { iban: 'DE89 3704 0044 0532 0130 00', bic: 'COBADEFFXXX', name: 'Benchmark Studio GmbH' },
     payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00',
   });
-  const customer = (await call(context, key, 'POST', '/api/v1/customers', { name: 'Müller & Söhne GmbH', address: { city: 'Düsseldorf', country: 'DE' } })) as { data: { id: string } };
+  const customer = (await call(context, key, 'POST', '/api/v1/customers', { name: 'Müller & Söhne GmbH', email: 'ap@mueller.example', buyer_reference: '04011000-12345-34', address: { line1: 'Domplatz 5', city: 'Düsseldorf', postal_code: '40213', country: 'DE' } })) as { data: { id: string } };
   const items = Array.from({ length: 12 }, (_, i) => ({ description: `Service line ${i + 1}`, quantity: i + 1, unit_amount: 12_500 + i * 100, tax_rate: i % 3 === 0 ? 7 : 19 }));
-  const draft = (await call(context, key, 'POST', '/api/v1/invoices', { customer: customer.data.id, currency: 'EUR', items })) as { data: { id: string } };
+  const draft = (await call(context, key, 'POST', '/api/v1/invoices', { customer: customer.data.id, currency: 'EUR', days_until_due: 30, items })) as { data: { id: string } };
   await call(context, key, 'POST', `/api/v1/invoices/${draft.data.id}/finalize`);
   return dataOf(Invoice).parse(await call(context, key, 'GET', `/api/v1/invoices/${draft.data.id}`)).data;
 };
@@ -121,6 +126,25 @@ export const documentsPdf: BenchSection = {
     const stored = await sampleFor(context.durationSeconds, 50, getStored);
     const storedDirectly = await sampleFor(context.durationSeconds, 50, getStoredDirectly);
 
+    // E-invoices: stored at finalization and served like the PDF, against writing them on demand.
+    const getFrom = (url: string) => async () => {
+      const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      const bytes = await response.arrayBuffer();
+      if (response.status !== 200 || bytes.byteLength === 0) throw new Error(`GET ${url} answered ${response.status}: ${Buffer.from(bytes).toString('utf8')}`);
+    };
+    const getUbl = getFrom(`${context.gatewayUrl}/api/v1/invoices/${invoice.id}/einvoice?syntax=ubl&profile=xrechnung`);
+    const getFacturx = getFrom(`${pdfUrl}?format=facturx`);
+    // What an on-demand export would fetch first: the invoice from billing, through the same kind of hop.
+    const getInvoice = getFrom(`${context.gatewayUrl}/api/v1/invoices/${invoice.id}`);
+    context.progress('GET .../einvoice and .../pdf?format=facturx of stored exports');
+    await sampleFor(context.warmupSeconds, 5, async () => Promise.all([getUbl(), getFacturx()]));
+    const storedUbl = await sampleFor(context.durationSeconds, 50, getUbl);
+    const storedFacturx = await sampleFor(context.durationSeconds, 50, getFacturx);
+    const invoiceRead = await sampleFor(context.durationSeconds, 50, getInvoice);
+    const storedPdfBytes = Buffer.from(await (await fetch(pdfUrl, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
+    const writeUbl = await sampleFor(context.durationSeconds, 50, () => renderExport(invoice, 'ubl-xrechnung', async () => storedPdfBytes));
+    const writeFacturx = await sampleFor(context.durationSeconds, 20, () => renderExport(invoice, 'facturx', async () => storedPdfBytes));
+
     const templates = loadTemplates();
     const warmRenderer = newRenderer(chromium.executablePath, templates.pdfShell, PAGE_POOL_SIZE);
     try {
@@ -129,6 +153,7 @@ export const documentsPdf: BenchSection = {
       context.progress('renders on a warm browser');
       await sampleFor(context.warmupSeconds, 5, () => printer.print(invoice));
       const warm = await sampleFor(context.durationSeconds, 20, () => printer.print(invoice));
+      const printFacturx = await sampleFor(context.durationSeconds, 20, async () => renderExport(invoice, 'facturx', async () => (await printer.print(invoice)).bytes));
 
       context.progress(`${COLD_SAMPLES} renders that each launch a browser`);
       const cold: number[] = [];
@@ -155,10 +180,17 @@ export const documentsPdf: BenchSection = {
           row('the same GET straight at documents', storedDirectly),
           row('render on a warm browser (page reused)', warm),
           row('render launching a browser cold', cold),
+          row('GET .../einvoice (UBL, XRechnung), stored, through the gateway', storedUbl),
+          row('GET .../pdf?format=facturx, stored, through the gateway', storedFacturx),
+          row('GET /api/v1/invoices/:id through the gateway (what on demand reads first)', invoiceRead),
+          row('write UBL XRechnung on demand (in process)', writeUbl),
+          row('make Factur-X from the stored PDF on demand (in process)', writeFacturx),
+          row('print + make Factur-X on demand, warm browser (in process)', printFacturx),
         ],
         notes: [
           `warm / cold render (p50): ${warmToCold.toFixed(3)}x, target <= ${TARGETS.maxWarmToCold}x: ${mark(warmToCold <= TARGETS.maxWarmToCold)}`,
           `cold render / stored GET (p50): ${coldToStored.toFixed(0)}x faster, target >= ${TARGETS.minColdToStored}x: ${mark(coldToStored >= TARGETS.minColdToStored)}`,
+          `Factur-X on demand (warm print + attach, p50) / stored GET (p50): ${(percentile(printFacturx, 50) / percentile(storedFacturx, 50)).toFixed(1)}x; UBL on demand (billing read + write, p50) / stored GET (p50): ${((percentile(invoiceRead, 50) + percentile(writeUbl, 50)) / percentile(storedUbl, 50)).toFixed(1)}x`,
           `PDFs rendered per second, ${CONCURRENCY} concurrent on a warm browser with ${PAGE_POOL_SIZE} pages: ${perSecond.toFixed(1)}`,
           `Renders use the documents service's own templates, renderer and Chromium (${chromium.source}) in the benchmark process. The stored GET goes through the gateway to documents, which serves it from memory after the first read from PostgreSQL (PDF_CACHE_MB). The load generator shares the machine's cores with the services.`,
         ],
