@@ -103,8 +103,22 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
     await child.exited;
   };
 
-  await Promise.all(upstreams.map((name) => launch(name)));
-  await launch(GATEWAY);
+  const stopEverything = async () => {
+    stopping = true;
+    await running.get(GATEWAY)?.stop();
+    await Promise.all([...running].filter(([name]) => name !== GATEWAY).map(([, child]) => child.stop()));
+    await interposer.close();
+    await nats.dispose();
+    await postgres.dispose();
+  };
+  try {
+    await Promise.all(upstreams.map((name) => launch(name)));
+    await launch(GATEWAY);
+  } catch (error) {
+    // Nothing may outlive a failed start: the test never gets a platform to stop.
+    await stopEverything();
+    throw error;
+  }
   const gatewayUrl = urlOf(GATEWAY);
 
   return {
@@ -148,14 +162,7 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
     logTail: (name: string, lines = 30) => (logs.get(name) ?? []).slice(-lines).join('\n'),
     client: (apiKey: string): InvoicingClient => createInvoicingClient({ baseUrl: gatewayUrl, apiKey, retry: RIDE_OUT_RESTARTS }),
     mintKey: (workspace: string, scopes = 'all'): Promise<MintedKey> => mintApiKey(databaseUrl, workspace, scopes, inherited),
-    stop: async () => {
-      stopping = true;
-      await running.get(GATEWAY)?.stop();
-      await Promise.all([...running].filter(([name]) => name !== GATEWAY).map(([, child]) => child.stop()));
-      await interposer.close();
-      await nats.dispose();
-      await postgres.dispose();
-    },
+    stop: stopEverything,
   };
 };
 export type FaultPlatform = Awaited<ReturnType<typeof startFaultPlatform>>;
