@@ -43,6 +43,13 @@ export const Settings = z.object({
   WEBHOOK_RETRY_SCHEDULE: RetrySchedule,
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('Deadline of one delivery request, connect to last body byte.'),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32).describe('Deliveries in flight at once per process.'),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(8)
+    .describe('Deliveries in flight at once to one endpoint: an endpoint that hangs holds no more slots than this.'),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000).describe('How often due retries are looked for when nothing wakes the worker.'),
   WEBHOOK_DISABLE_AFTER_FAILING_S: z.coerce.number().int().min(1).default(3 * 86_400).describe('An endpoint whose every attempt failed for this long is disabled.'),
   WEBHOOK_SECRETS_KEY: SecretsKey,

@@ -71,6 +71,7 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
     schedule: config.WEBHOOK_RETRY_SCHEDULE,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    perEndpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     pollMs: config.WEBHOOK_POLL_MS,
     disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
     onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),

@@ -20,6 +20,8 @@ export interface DeliveryWorkerOptions {
   /** The deadline of one request; a claim's lease outlasts it. */
   timeoutMs: number;
   concurrency: number;
+  /** Requests in flight to one endpoint at most, so a slow one cannot take every slot. */
+  perEndpointConcurrency: number;
   pollMs: number;
   disableAfterFailingS: number;
   onError: (error: unknown) => void;
@@ -78,7 +80,7 @@ export class DeliveryWorker {
       let claimed: ClaimedDelivery[] = [];
       if (free > 0) {
         try {
-          claimed = await deliveryRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS);
+          claimed = await deliveryRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS, this.#options.perEndpointConcurrency);
           backoffMs = 0;
         } catch (error) {
           this.#options.onError(error);

@@ -92,11 +92,25 @@ export const deliveryRepository = (em: EntityManager) => ({
    * `leaseMs` ahead: SKIP LOCKED lets replicas claim side by side without taking one row twice,
    * and a claim whose holder dies becomes due again once its lease runs out, so nothing is lost.
    */
-  claimDue: async (limit: number, leaseMs: number): Promise<ClaimedDelivery[]> => {
+  claimDue: async (limit: number, leaseMs: number, perEndpoint: number): Promise<ClaimedDelivery[]> => {
+    // An endpoint takes at most `perEndpoint` of the requests in flight (its leases not yet run
+    // out, whichever replica holds them): one that hangs or resets holds those few slots for the
+    // request deadline, and every other endpoint's deliveries still go out at once.
     const rows = await em.execute<ClaimedRow[]>(
-      `with due as (
+      `with in_flight as (
+         select endpoint_id, count(*) as sending from ${S}.deliveries
+          where state = 'pending' and lease is not null and next_attempt_at > now()
+          group by endpoint_id
+       ),
+       ranked as (
+         select d.id, d.endpoint_id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as place
+           from ${S}.deliveries d
+          where d.state = 'pending' and d.next_attempt_at <= now()
+       ),
+       due as (
          select id from ${S}.deliveries
-          where state = 'pending' and next_attempt_at <= now()
+          where id in (select r.id from ranked r left join in_flight f using (endpoint_id) where r.place + coalesce(f.sending, 0) <= ?)
+            and state = 'pending' and next_attempt_at <= now()
           order by next_attempt_at
           limit ?
             for update skip locked
@@ -107,7 +121,7 @@ export const deliveryRepository = (em: EntityManager) => ({
         where d.id = due.id and w.id = d.endpoint_id and e.id = d.event_id
        returning d.id, d.lease, d.trigger, d.attempts, w.id as endpoint_id, w.status, w.failing_since is not null as failing, w.url, w.secret, w.previous_secret,
                  w.previous_secret_expires_at, e.id as event_id, e.workspace_id, e.correlation_id, e.type, e.created, e.data`,
-      [limit, leaseMs],
+      [perEndpoint, limit, leaseMs],
     );
     return rows.map(toClaimed);
   },
