@@ -30,6 +30,14 @@ export interface JetStreamBusOptions {
 /** Redelivery backoff for an event whose handler threw. */
 const REDELIVERY_DELAY_MS = 2_000;
 const PUBLISH_TIMEOUT_MS = 5_000;
+/**
+ * How long an event handed to a consumer waits for its ack before JetStream hands it out again:
+ * after a consumer process is killed, its unacknowledged events come back this soon. Every event
+ * of a pulled batch must be handled within it, hence the modest batch.
+ */
+const ACK_WAIT_MS = 20_000;
+const ACK_WAIT_NS = ACK_WAIT_MS * 1e6;
+const PULL_BATCH = 64;
 const CONSUMER_RESTART_DELAY_MS = 1_000;
 /**
  * How long JetStream remembers a `Nats-Msg-Id` and drops a second publish of it. Long enough for
@@ -96,7 +104,9 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
     const stream = names.stream(streamOf(consumer.subject));
     const durable = names.durable(consumer.durable);
     try {
-      await jsm.consumers.info(stream, durable);
+      const info = await jsm.consumers.info(stream, durable);
+      // Consumers made by earlier versions waited a minute before redelivering.
+      if (info.config.ack_wait !== ACK_WAIT_NS) await jsm.consumers.update(stream, durable, { ack_wait: ACK_WAIT_NS });
     } catch (error) {
       if (!isNotFound(error)) throw error;
       await jsm.consumers.add(stream, {
@@ -104,7 +114,7 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
         filter_subject: names.subject(consumer.subject),
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        ack_wait: 60 * 1e9,
+        ack_wait: ACK_WAIT_NS,
         max_ack_pending: 1_000,
       });
     }
@@ -117,9 +127,11 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
       const connected = await keeper.whenUp();
       if (!connected) return;
       try {
-        const messages = await (await ensureConsumer(connected.link, consumer)).consume({ max_messages: 200 });
+        const messages = await (await ensureConsumer(connected.link, consumer)).consume({ max_messages: PULL_BATCH });
         for await (const message of messages) {
           const eventType = names.eventType(message.subject);
+          // A handler that takes long (a PDF render under load) keeps its message from redelivery.
+          const heartbeat = setInterval(() => message.working(), ACK_WAIT_MS / 3);
           try {
             await inSpan(
               options.name,
@@ -131,6 +143,8 @@ export const connectJetStreamBus = async (options: JetStreamBusOptions): Promise
           } catch (error) {
             options.onError(error, `handling ${eventType} in ${consumer.durable}`);
             message.nak(REDELIVERY_DELAY_MS);
+          } finally {
+            clearInterval(heartbeat);
           }
           if (closing) break;
         }
