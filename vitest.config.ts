@@ -15,17 +15,15 @@ export default defineConfig({
           name: 'main',
           include: ['packages/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/**/*.test.ts', 'deploy/test/**/*.test.ts'],
           exclude: [FAULT_TESTS, '**/node_modules/**'],
-          sequence: { groupOrder: 0 },
         },
       },
       {
-        // The fault scenarios kill and time processes of a whole platform: they run after every
-        // other test file, alone, so the rest of the suite does not compete with them for the CPU.
+        // The fault scenarios kill and time processes of a whole platform: `npm test` runs them after
+        // every other test file, alone, so the rest of the suite does not compete with them for the CPU.
         extends: true,
         test: {
           name: 'fault',
           include: [FAULT_TESTS],
-          sequence: { groupOrder: 1 },
         },
       },
     ],

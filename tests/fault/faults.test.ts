@@ -70,6 +70,16 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([promise, delay(ms).then(() => Promise.reject(new Error(`Not within ${ms} ms: ${what}`)))]);
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `condition` came true within `timeoutMs`, looking every 100 ms. */
+const waitUntil = async (condition: () => boolean, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await delay(100);
+  }
+  return true;
+};
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
 
 describe('faults: nothing is lost or doubled', () => {
@@ -280,18 +290,24 @@ describe('faults: nothing is lost or doubled', () => {
     const run = await runLifecycles({ ...lifecycleTarget(workspace), count: requested, concurrency: 4 });
     const figures = await reconcileRun(scenario, workspace, requested, run);
     const latency = deliveryLatencies(run, `/${scenario}`);
-    // Each bad endpoint must have been tried again after its first attempt failed (schedule 0,1,1,...).
-    await delay(4_000);
+    // Each bad endpoint is tried again after an attempt failed (schedule 0,1,1,...): the resetting one
+    // fails at once, so every event comes again soon; the hanging one holds at most its share of the
+    // slots (WEBHOOK_ENDPOINT_CONCURRENCY, 8) for the deadline, so its retries come more slowly.
+    const retried = await waitUntil(
+      () => receiver.countsAt(`/${scenario}-hang`).redeliveries >= 1 && receiver.arrivals(`/${scenario}-reset`) >= 2 * figures.paid,
+      30_000,
+    );
     const attempts = { hang: receiver.arrivals(`/${scenario}-hang`), reset: receiver.arrivals(`/${scenario}-reset`) };
+    const heldOpen = receiver.mostHeldOpen(`/${scenario}-hang`);
     console.log(
       `[fault] ${scenario}: healthy endpoint pay-to-delivery p50=${latency.p50} ms max=${latency.max} ms (alone: p50=${baseline.p50} ms max=${baseline.max} ms); ` +
-        `attempts at the hanging endpoint=${attempts.hang}, at the resetting one=${attempts.reset}, for ${figures.paid} events`,
+        `attempts at the hanging endpoint=${attempts.hang} (at most ${heldOpen} held open at once), at the resetting one=${attempts.reset}, for ${figures.paid} events`,
     );
 
     expectNothingLostOrDoubled(figures, run.errors);
     expect(receiver.countsAt(`/${scenario}`).redeliveries).toBe(0);
-    expect(attempts.hang).toBeGreaterThanOrEqual(2 * figures.paid);
-    expect(attempts.reset).toBeGreaterThanOrEqual(2 * figures.paid);
+    expect(retried).toBe(true);
+    expect(heldOpen).toBeLessThanOrEqual(8);
     // Healthy deliveries must never wait for a bad endpoint's timeout (WEBHOOK_TIMEOUT_MS 1500).
     expect({ p50: latency.p50 < 1_000, max: latency.max < 1_500 }).toEqual({ p50: true, max: true });
     expectNoUnexpectedExit();

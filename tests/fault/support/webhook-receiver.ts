@@ -18,6 +18,9 @@ interface Endpoint {
   secret: string | undefined;
   behaviour: EndpointBehaviour;
   raw: { headers: IncomingHttpHeaders; body: string; at: number }[];
+  /** Requests a hanging endpoint holds open now, and the most it held at once. */
+  open: number;
+  mostOpen: number;
 }
 
 const header = (headers: IncomingHttpHeaders, name: string): string => {
@@ -44,7 +47,7 @@ export const startWebhookReceiver = async () => {
   const held: ServerResponse[] = [];
   const endpointAt = (path: string): Endpoint => {
     let endpoint = endpoints.get(path);
-    if (!endpoint) endpoints.set(path, (endpoint = { secret: undefined, behaviour: 'healthy', raw: [] }));
+    if (!endpoint) endpoints.set(path, (endpoint = { secret: undefined, behaviour: 'healthy', raw: [], open: 0, mostOpen: 0 }));
     return endpoint;
   };
 
@@ -54,7 +57,13 @@ export const startWebhookReceiver = async () => {
     request.on('end', () => {
       const endpoint = endpointAt(request.url ?? '/');
       endpoint.raw.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      if (endpoint.behaviour === 'hang') held.push(response);
+      if (endpoint.behaviour === 'hang') {
+        held.push(response);
+        endpoint.open += 1;
+        endpoint.mostOpen = Math.max(endpoint.mostOpen, endpoint.open);
+        // The sender gives up at its deadline and closes the connection.
+        response.once('close', () => (endpoint.open -= 1));
+      }
       else if (endpoint.behaviour === 'reset') request.socket.resetAndDestroy();
       else response.writeHead(200).end();
     });
@@ -88,6 +97,8 @@ export const startWebhookReceiver = async () => {
     /** Requests that reached `path`, verified or not. */
     arrivals: (path: string): number => endpointAt(path).raw.length,
     countsAt,
+    /** The most requests a hanging endpoint held open at once. */
+    mostHeldOpen: (path: string): number => endpointAt(path).mostOpen,
     close: async () => {
       for (const response of held) response.destroy();
       server.closeAllConnections();
