@@ -1,0 +1,170 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSystem, type TestSystem } from '../support/system.ts';
+import { Figures, violationsOf } from './support/checks.ts';
+import { collectionPrefixes, jsonApi, seedWorkspace, type SeededWorkspace } from './support/fixtures.ts';
+import { createResponseValidator, operationsOf, type DocumentedOperation, type OpenApiDocument, type ResponseValidator } from './support/openapi.ts';
+import { describeRequest, requestArbitrary, type FuzzRequest, type FuzzWorld } from './support/requests.ts';
+import { sendRaw, type RawAnswer } from './support/send.ts';
+
+/**
+ * Fuzzing from the contract (issue #14): requests to every operation of the served OpenAPI
+ * document, valid ones and mutated ones, through the real gateway. FUZZ_RUNS sets how many
+ * requests (default 10,000, CI's figure), FUZZ_SEED the seed (fixed, so a run is reproducible).
+ */
+const REQUESTS = Number(process.env.FUZZ_RUNS ?? 10_000);
+const SEED = Number(process.env.FUZZ_SEED ?? 1_411_2026);
+/** Requests in flight at once: a fast-check run is one batch of them. */
+const BATCH = 20;
+/** Rejected writes checked for "nothing changed", one at a time. */
+const WRITE_CHECKS = Math.max(100, Math.round(REQUESTS / 40));
+
+let system: TestSystem;
+let receiver: Server;
+let document: OpenApiDocument;
+let operations: DocumentedOperation[];
+let validator: ResponseValidator;
+let own: SeededWorkspace;
+let foreign: SeededWorkspace;
+let isolated: SeededWorkspace;
+let readOnlyKey: string;
+const errorLines: string[] = [];
+const figures = new Figures();
+const writeFigures = new Figures();
+const usedIdempotencyKeys: string[] = [];
+
+const listPaths = () => operations.filter((operation) => operation.method === 'GET').map((operation) => operation.path);
+
+const worldOf = (workspace: SeededWorkspace, other: SeededWorkspace, collectionPrefix: ReadonlyMap<string, string>): FuzzWorld => ({
+  document,
+  keys: { own: workspace.key, foreign: other.key, readOnly: readOnlyKey },
+  own: workspace.ids,
+  foreign: other.ids,
+  ownTokens: workspace.tokens,
+  foreignTokens: other.tokens,
+  collectionPrefix,
+});
+
+/** Grows the pools with what successful creates return, so later requests name them. */
+const remember = (world: FuzzWorld, answer: RawAnswer) => {
+  if (answer.status !== 201 || !answer.contentType.startsWith('application/json')) return;
+  const id: unknown = JSON.parse(answer.text)?.data?.id;
+  if (typeof id !== 'string') return;
+  const pool = world.own.get(id.slice(0, id.lastIndexOf('_'))) as string[] | undefined;
+  if (pool && pool.length < 50) pool.push(id);
+};
+
+const send = async (request: FuzzRequest): Promise<RawAnswer | undefined> => {
+  try {
+    return await sendRaw(system.gatewayUrl, request);
+  } catch (error) {
+    // The client library refusing to send (a header it will not encode) is no answer to judge.
+    if ((error as { code?: string }).code === 'UND_ERR_INVALID_ARG') return undefined;
+    throw new Error(`no answer to ${describeRequest(request)}: ${(error as Error).message}`);
+  }
+};
+
+beforeAll(async () => {
+  receiver = createServer((_request, response) => response.writeHead(204).end());
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  system = await startSystem({
+    env: {
+      RATE_LIMIT_MAX: '10000000',
+      PUBLIC_RATE_LIMIT_MAX: '10000000',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      // An overdue sweep during a before/after comparison would be a change nobody requested.
+      OVERDUE_SWEEP_INTERVAL_MS: '86400000',
+    },
+    onLogLine: (service, line) => {
+      if (/"level":(50|60)/.test(line)) errorLines.push(`${service}: ${line}`);
+    },
+  });
+  document = (await (await fetch(`${system.gatewayUrl}/api/v1/openapi.json`)).json()) as OpenApiDocument;
+  operations = operationsOf(document);
+  validator = createResponseValidator(document);
+  const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  own = await seedWorkspace(system, 'fuzz-own', webhookUrl);
+  foreign = await seedWorkspace(system, 'fuzz-foreign', webhookUrl);
+  isolated = await seedWorkspace(system, 'fuzz-writes', webhookUrl);
+  readOnlyKey = (await system.mintKey(own.slug, 'clients:read,invoices:read')).key;
+}, 180_000);
+
+afterAll(async () => {
+  if (figures.total > 0) console.log(`\nContract fuzz, seed ${SEED}: requests by operation and status\n\n${figures.render()}\n`);
+  if (writeFigures.total > 0) console.log(`\nRejected writes checked for "nothing changed": requests by operation and status\n\n${writeFigures.render()}\n`);
+  validator?.dispose();
+  await system?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+describe('fuzzing every operation from the served OpenAPI document', () => {
+  it(`answers ${REQUESTS} valid and mutated requests with declared statuses, problem+json errors and documented bodies, never a 5xx or a hang`, async () => {
+    const collectionPrefix = await collectionPrefixes(own.api, listPaths());
+    const world = worldOf(own, foreign, collectionPrefix);
+    const request = fc.constantFrom(...operations).chain((operation) => requestArbitrary(world, operation, usedIdempotencyKeys));
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        const answers = await Promise.all(batch.map(send));
+        const failures: string[] = [];
+        for (const [index, answer] of answers.entries()) {
+          const sent = batch[index]!;
+          if (!answer) continue;
+          figures.record(sent.operationId, sent.mutation, answer.status);
+          remember(world, answer);
+          const key = sent.headers['idempotency-key'];
+          if (key && usedIdempotencyKeys.length < 200) usedIdempotencyKeys.push(key);
+          const violations = await violationsOf(operations, validator, sent, answer);
+          if (violations.length > 0) failures.push(`${describeRequest(sent)}\n  → ${answer.status} ${answer.text.slice(0, 400)}\n  ✗ ${violations.join('\n  ✗ ')}`);
+        }
+        if (failures.length > 0) throw new Error(`${failures.length} answers break the contract:\n${failures.join('\n')}\nerror lines logged:\n${errorLines.slice(-5).map((line) => line.slice(0, 2000)).join('\n')}`);
+      }),
+      { seed: SEED, numRuns: Math.ceil(REQUESTS / BATCH), endOnFailure: true },
+    );
+    expect(figures.total).toBeGreaterThanOrEqual(REQUESTS * 0.99);
+    // Every operation was reached, and answered a 2xx at least once: the fuzzer is not only bouncing off validation.
+    for (const operation of operations) expect([...figures.statusesOf(operation.operationId).keys()], operation.operationId).not.toHaveLength(0);
+    const succeeded = operations.filter((operation) => [...figures.statusesOf(operation.operationId).keys()].some((status) => status < 300));
+    expect(succeeded.length / operations.length).toBeGreaterThan(0.8);
+    expect(errorLines).toEqual([]);
+  }, 600_000);
+
+  it('a rejected write changes nothing: lists, the resource itself and the event log read the same before and after', async () => {
+    const api = jsonApi(system.gatewayUrl, isolated.key);
+    const collectionPrefix = await collectionPrefixes(api, listPaths());
+    const world = worldOf(isolated, foreign, collectionPrefix);
+    const writes = operations.filter((operation) => operation.method !== 'GET');
+    const documented = new Set(operations.filter((operation) => operation.method === 'GET').map((operation) => operation.path));
+    const readBack = async (target: string, since: string) => {
+      const segments = target.split('?')[0]!.split('/');
+      const collection = segments.slice(0, 4).join('/');
+      const reads: Record<string, unknown> = {};
+      if (documented.has(collection)) reads.list = (await api('GET', `${collection}?limit=100`)).body;
+      if (segments.length >= 5 && documented.has(`${collection}/{id}`)) {
+        const { status, body } = await api('GET', `${collection}/${segments[4]}`);
+        reads.item = { status, body: status < 300 ? body : body?.code };
+      }
+      reads.account = (await api('GET', '/api/v1/account')).body;
+      // Events land asynchronously: those of earlier successful writes may still arrive, so only
+      // events that happened after this request was sent count as its doing.
+      reads.newEvents = ((await api('GET', '/api/v1/events?limit=100')).body?.data ?? []).filter((event: { created: string }) => event.created >= since);
+      return reads;
+    };
+    const request = fc.constantFrom(...writes).chain((operation) => requestArbitrary(world, operation, usedIdempotencyKeys));
+    await fc.assert(
+      fc.asyncProperty(request, async (sent) => {
+        const since = new Date().toISOString();
+        const before = await readBack(sent.target, since);
+        const answer = await send(sent);
+        if (!answer) return;
+        writeFigures.record(sent.operationId, sent.mutation, answer.status);
+        remember(world, answer);
+        if (answer.status < 400 || !['POST', 'PATCH', 'DELETE'].includes(sent.method)) return;
+        const after = await readBack(sent.target, since);
+        expect(after, `${describeRequest(sent)} → ${answer.status} ${answer.text.slice(0, 300)}`).toEqual({ ...before, newEvents: [] });
+      }),
+      { seed: SEED + 1, numRuns: WRITE_CHECKS, endOnFailure: true },
+    );
+  }, 600_000);
+});

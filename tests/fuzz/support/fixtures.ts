@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { TestSystem } from '../../support/system.ts';
+
+export interface JsonAnswer {
+  status: number;
+  body: any;
+}
+
+/** A bare JSON client: what any HTTP client sends, nothing typed in between. */
+export const jsonApi = (gatewayUrl: string, key: string) => async (method: string, path: string, body?: unknown): Promise<JsonAnswer> => {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['idempotency-key'] = randomUUID();
+  const response = await fetch(`${gatewayUrl}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+};
+export type JsonApi = ReturnType<typeof jsonApi>;
+
+const created = async (answer: Promise<JsonAnswer>, what: string) => {
+  const { status, body } = await answer;
+  if (status >= 300) throw new Error(`seeding ${what}: ${status} ${JSON.stringify(body)}`);
+  return body.data;
+};
+
+/** What one seeded workspace holds, for requests that name real things. */
+export interface SeededWorkspace {
+  slug: string;
+  workspaceId: string;
+  key: string;
+  keyId: string;
+  api: JsonApi;
+  /** IDs by prefix (`cus`, `prod`, `price`, `in`, `we`, `evt`). */
+  ids: Map<string, string[]>;
+  invoices: { draft: string; open: string; paid: string; void: string };
+  /** Public link tokens of its finalized invoices. */
+  tokens: string[];
+  webhookSecrets: string[];
+}
+
+const addId = (ids: Map<string, string[]>, id: string) => {
+  const prefix = id.slice(0, id.lastIndexOf('_'));
+  ids.set(prefix, [...(ids.get(prefix) ?? []), id]);
+};
+
+/**
+ * A workspace with a key holding every scope, a business profile, two customers, a product and
+ * its price, invoices in every status, a webhook endpoint and the events they produced.
+ */
+export const seedWorkspace = async (system: TestSystem, label: string, webhookUrl: string): Promise<SeededWorkspace> => {
+  const slug = `${label}-${randomUUID().slice(0, 8)}`;
+  const minted = await system.mintKey(slug, 'all');
+  const api = jsonApi(system.gatewayUrl, minted.key);
+  const ids = new Map<string, string[]>();
+  await created(api('PATCH', '/api/v1/account', { business_name: `${label} GmbH`, default_currency: 'EUR', address: { line1: 'Hauptstraße 1', city: 'Köln', postal_code: '50667', country: 'DE' }, tax_id: 'DE123456789' }), 'account');
+  const customers = [
+    await created(api('POST', '/api/v1/customers', { name: `${label} customer one`, email: 'one@example.com', address: { city: 'Berlin', country: 'DE' } }), 'customer'),
+    await created(api('POST', '/api/v1/customers', { name: `${label} customer two` }), 'customer'),
+  ];
+  const product = await created(api('POST', '/api/v1/products', { name: `${label} workshop` }), 'product');
+  const price = await created(api('POST', '/api/v1/prices', { product: product.id, unit_amount: 12_000, currency: 'EUR', tax_rate: 19 }), 'price');
+  const invoice = () =>
+    created(api('POST', '/api/v1/invoices', { customer: customers[0].id, items: [{ price: price.id, quantity: 2 }, { description: 'Travel', unit_amount: 5_000 }] }), 'invoice');
+  const [draft, open, paid, voided] = [await invoice(), await invoice(), await invoice(), await invoice()];
+  const tokens: string[] = [];
+  for (const finalized of [open, paid, voided]) tokens.push((await created(api('POST', `/api/v1/invoices/${finalized.id}/finalize`), 'finalize')).public_url_token);
+  await created(api('POST', `/api/v1/invoices/${paid.id}/pay`, { payment_reference: 'bank transfer' }), 'pay');
+  await created(api('POST', `/api/v1/invoices/${voided.id}/void`, { reason: 'duplicate' }), 'void');
+  const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
+  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, endpoint.id]) addId(ids, id);
+  // Events reach notifications through the bus: wait until some have arrived.
+  const deadline = Date.now() + 15_000;
+  let events: { id: string }[] = [];
+  while (events.length < 3 && Date.now() < deadline) {
+    events = (await api('GET', '/api/v1/events?limit=100')).body?.data ?? [];
+    if (events.length < 3) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (events.length === 0) throw new Error(`seeding ${label}: no events arrived`);
+  for (const event of events.slice(0, 5)) addId(ids, event.id);
+  return {
+    slug,
+    workspaceId: minted.workspace_id,
+    key: minted.key,
+    keyId: minted.key_id,
+    api,
+    ids,
+    invoices: { draft: draft.id, open: open.id, paid: paid.id, void: voided.id },
+    tokens,
+    webhookSecrets: [endpoint.secret],
+  };
+};
+
+/** The ID prefix of each collection (`/api/v1/customers` → `cus`), read from what listing it returns. */
+export const collectionPrefixes = async (api: JsonApi, listPaths: readonly string[]): Promise<Map<string, string>> => {
+  const prefixes = new Map<string, string>();
+  for (const path of listPaths.filter((candidate) => /^\/api\/v1\/[a-z_]+$/.test(candidate))) {
+    const { status, body } = await api('GET', `${path}?limit=1`);
+    const id: unknown = status === 200 ? body?.data?.[0]?.id : undefined;
+    if (typeof id === 'string') prefixes.set(path, id.slice(0, id.lastIndexOf('_')));
+  }
+  return prefixes;
+};

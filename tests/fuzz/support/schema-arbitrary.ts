@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { resolveSchema, type JsonSchema, type OpenApiDocument } from './openapi.ts';
+
+const PUBLIC_ID_EXAMPLE = /^([a-z]+)_[0-9a-f]{32}$/;
+
+/** The ID prefix a string field takes, read from its documented example (`cus_0190…`). */
+export const idPrefixOf = (schema: JsonSchema): string | undefined => {
+  const example = schema.example;
+  return typeof example === 'string' ? PUBLIC_ID_EXAMPLE.exec(example)?.[1] : undefined;
+};
+
+export type IdArbitrary = (prefix: string) => fc.Arbitrary<string>;
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+const integerIn = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): fc.Arbitrary<number> => {
+  const low = Math.max(min, INT32_MIN, Math.min(max, 0) - 1000);
+  const high = Math.min(max, INT32_MAX, low + 2000);
+  return fc.oneof({ weight: 4, arbitrary: fc.integer({ min: low, max: high }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
+};
+
+const decimalsOf = (step: number) => Math.max(0, -Math.floor(Math.log10(step)));
+
+const stringFor = (schema: JsonSchema): fc.Arbitrary<string> => {
+  const maxLength = schema.maxLength ?? 200;
+  const minLength = schema.minLength ?? 0;
+  if (schema.pattern) {
+    const matching = fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length >= minLength && value.length <= maxLength);
+    return typeof schema.example === 'string' ? fc.oneof(matching, { weight: 3, arbitrary: fc.constant(schema.example) }) : matching;
+  }
+  const cap = Math.min(maxLength, minLength + 24);
+  // The documented example is a value the API accepts as it stands (a URL, a time zone, a format):
+  // drawing it often lets valid requests get past the rules no schema states.
+  const example = typeof schema.example === 'string' ? [{ weight: 6, arbitrary: fc.constant(schema.example) }] : [];
+  return fc.oneof(
+    ...example,
+    { weight: 3, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme-ascii' }) },
+    { weight: 2, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme' }) },
+    { weight: 1, arbitrary: fc.constantFrom(...['Müller GmbH', 'ß€😀 ', '  padded  ', 'x'.repeat(maxLength)].filter((value) => value.length >= minLength && value.length <= maxLength)) },
+  );
+};
+
+/**
+ * An arbitrary of values that the schema accepts, as the served document states it: the
+ * "valid" half of the fuzzer. String fields whose example is a public ID draw from `ids`.
+ */
+export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbitrary, depth = 0): fc.Arbitrary<unknown> => {
+  const schema = resolveSchema(document, raw);
+  if (depth > 8) return fc.constant(null);
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return fc.oneof(...alternatives.map((alternative) => valueOf(document, { ...alternative, ...(schema.example !== undefined ? { example: schema.example } : {}) }, ids, depth + 1)));
+  if (schema.allOf?.[0]) return valueOf(document, schema.allOf[0], ids, depth + 1);
+  const types = [schema.type ?? (schema.properties ? 'object' : 'string')].flat();
+  return fc.oneof(
+    ...types.map((type): fc.Arbitrary<unknown> => {
+      switch (type) {
+        case 'null':
+          return fc.constant(null);
+        case 'boolean':
+          return fc.boolean();
+        case 'integer':
+          return integerIn(schema.minimum, schema.maximum);
+        case 'number': {
+          const step = schema.multipleOf ?? 0.01;
+          const min = Math.ceil((schema.minimum ?? -1e6) / step);
+          const max = Math.floor((schema.maximum ?? 1e6) / step);
+          return integerIn(min, max).map((units) => Number((units * step).toFixed(decimalsOf(step))));
+        }
+        case 'array': {
+          const minLength = schema.minItems ?? 0;
+          return fc.array(valueOf(document, schema.items ?? {}, ids, depth + 1), { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) });
+        }
+        case 'object': {
+          const properties = schema.properties ?? {};
+          const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valueOf(document, property, ids, depth + 1)]));
+          return fc.record(model, { requiredKeys: (schema.required ?? []).filter((name) => name in model) });
+        }
+        default: {
+          const prefix = idPrefixOf(schema);
+          return prefix ? ids(prefix) : stringFor(schema);
+        }
+      }
+    }),
+  );
+};
+
+/** The smallest body the schema accepts: required fields only, each its first valid value. */
+export const minimalValueOf = (document: OpenApiDocument, raw: JsonSchema, id: (prefix: string) => string): unknown => {
+  const schema = resolveSchema(document, raw);
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return minimalValueOf(document, { ...alternatives[0]!, ...(schema.example !== undefined ? { example: schema.example } : {}) }, id);
+  const type = [schema.type ?? (schema.properties ? 'object' : 'string')].flat()[0];
+  if (type === 'object') {
+    const required = schema.required ?? [];
+    // An object with nothing required but a reference (an invoice line's price) is that reference.
+    const names = required.length > 0 ? required : Object.keys(schema.properties ?? {}).filter((name) => idPrefixOf(resolveSchema(document, schema.properties![name]!))).slice(0, 1);
+    return Object.fromEntries(names.map((name) => [name, minimalValueOf(document, schema.properties?.[name] ?? {}, id)]));
+  }
+  if (type === 'array') return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => minimalValueOf(document, schema.items ?? {}, id));
+  if (type === 'integer' || type === 'number') return schema.minimum ?? 0;
+  if (type === 'boolean') return true;
+  if (type === 'null') return null;
+  const prefix = idPrefixOf(schema);
+  if (prefix) return id(prefix);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.format === 'date-time') return new Date().toISOString();
+  if (schema.format === 'date') return new Date().toISOString().slice(0, 10);
+  if (schema.format === 'email') return 'someone@example.com';
+  if (schema.pattern) return fc.sample(fc.stringMatching(new RegExp(schema.pattern)), { numRuns: 1, seed: 1 })[0];
+  return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+};
+
+/** Every string field of a body schema, as a path of keys (`items.0.description`), with its schema. */
+export const stringFieldsOf = (document: OpenApiDocument, raw: JsonSchema, path: (string | number)[] = [], depth = 0): { path: (string | number)[]; schema: JsonSchema }[] => {
+  const schema = resolveSchema(document, raw);
+  if (depth > 6) return [];
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) {
+    const found = alternatives.flatMap((alternative) => stringFieldsOf(document, { ...alternative, ...(schema.example !== undefined ? { example: schema.example } : {}) }, path, depth + 1));
+    return found.length > 0 ? [found[0]!] : [];
+  }
+  const types = [schema.type ?? (schema.properties ? 'object' : 'string')].flat();
+  if (types.includes('object')) return Object.entries(schema.properties ?? {}).flatMap(([name, property]) => stringFieldsOf(document, property, [...path, name], depth + 1));
+  if (types.includes('array')) return stringFieldsOf(document, schema.items ?? {}, [...path, 0], depth + 1);
+  if (types.includes('string') && !schema.enum && schema.const === undefined) return [{ path, schema }];
+  return [];
+};
