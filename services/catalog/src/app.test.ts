@@ -69,8 +69,9 @@ describe('bad input never gives a 5xx', () => {
     ['a NUL character in the name', () => post(JSON.stringify({ name: 'nul\u0000byte' })), ['name']],
     ['a NUL character inside the address', () => post(JSON.stringify({ name: 'A', address: { line1: 'x\u0000y' } })), ['address.line1']],
     ['a huge name (900 kB)', () => post(JSON.stringify({ name: 'n'.repeat(900_000) })), ['name']],
-    ['deep nesting inside a field', () => post(`{"name": "A", "address": {"line1": ${'['.repeat(50_000)}${']'.repeat(50_000)}}}`), ['address.line1']],
-    ['a deeply nested body', () => post(`${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`), ['name', 'a']],
+    // Refused before parsing (JSON_NESTING_MAX), so the problem names no field.
+    ['deep nesting inside a field', () => post(`{"name": "A", "address": {"line1": ${'['.repeat(50_000)}${']'.repeat(50_000)}}}`), []],
+    ['a deeply nested body', () => post(`${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`), []],
     ['wrong types everywhere', () => post(JSON.stringify({ name: { first: 'A' }, email: 7, phone: true, tax_id: [], address: 5 })), ['name', 'email', 'phone', 'tax_id', 'address']],
   ])('refuses %s with 400 and creates nothing', async (_, send, paths) => {
     expectProblem(await send(), 400, 'invalid_request', paths);
