@@ -75,6 +75,24 @@ describe('the event log', () => {
     expect(await idsOf(client, '')).toEqual([publicEventIdOf(envelope)]);
   });
 
+  it('records an event whose endpoint is deleted meanwhile, queueing no delivery for it (found by the contract fuzzer)', async () => {
+    const client = notifications.workspace();
+    const { endpoint } = await subscribe(client, receiver);
+    const record = recordEvent({ em: notifications.service.orm.em, firstAttemptInS: 0, announce: () => {}, onRejected: () => {} });
+    const envelope = makeEnvelope(client.workspaceId, BILLING_SUBJECTS.invoicePaid);
+    const deleting = notifications.service.orm.em.fork();
+    await deleting.begin();
+    await deleting.execute('delete from notifications.webhook_endpoints where workspace_id = ?', [client.workspaceId]);
+    // The event is recorded while the delete holds the endpoint's row, and the delete commits first.
+    const recorded = record(envelope);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await deleting.commit();
+
+    await expect(recorded).resolves.toBeUndefined();
+    expect(await idsOf(client, '')).toEqual([publicEventIdOf(envelope)]);
+    expect((await client.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).statusCode).toBe(404);
+  });
+
   it('drops events it cannot carry, and ignores subjects that are no webhook type', async () => {
     const client = notifications.workspace();
     const rejected: string[] = [];

@@ -39,6 +39,9 @@ export const eventRepository = (em: EntityManager) => ({
          select stored.id, w.id, 'event', now() + ? * interval '1 second'
            from stored, ${S}.webhook_endpoints w
           where w.workspace_id = ? and w.status = 'enabled' and w.enabled_events && array['*', ?]::text[]
+          -- An endpoint deleted while this runs is waited for and then left out, instead of
+          -- failing the foreign key on a row this statement's snapshot still showed.
+            for key share of w
          on conflict (event_id, endpoint_id) where trigger = 'event' do nothing
          returning 1
        )
