@@ -3,6 +3,7 @@ import { createDocument } from 'zod-openapi';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { Problem, PROBLEM_CONTENT_TYPE } from './errors.ts';
 import { OPERATIONS } from './routes.ts';
+import { INVOICE_ITEMS_MAX } from './billing/invoices.ts';
 import type { Operation } from './operation.ts';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -112,7 +113,7 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
       title: 'Invoicing API',
       version: '1.0.0',
       description:
-        'Customers, products and prices; invoices with gapless numbers; payments, voids, PDFs, public links and signed webhooks. Amounts are integers in the minor unit of their currency.',
+        `Customers, products and prices; invoices with gapless numbers; payments, voids, PDFs, public links and signed webhooks. Amounts are integers in the minor unit of their currency. Limits: a request body is at most 1 MiB (413 \`payload_too_large\`) and nests at most 32 levels (400); an invoice has at most ${INVOICE_ITEMS_MAX} lines (400); a client sends the headers of a request within 10 s and the whole request within 30 s, or gets 408 and the connection is closed.`,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],

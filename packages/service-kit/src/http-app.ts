@@ -17,6 +17,11 @@ import { answerClientError, registerProblemHandlers, sendProblem } from './probl
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** The longest a client may take to send a whole request, and its headers; checked every few seconds. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
+
 const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Takes a well-formed `x-request-id` from upstream, or makes one. */
@@ -33,7 +38,10 @@ export const baseServerOptions = (logger: FastifyServerOptions['logger']): Fasti
   return503OnClosing: true,
   connectionTimeout: 30_000,
   keepAliveTimeout: 72_000,
-  requestTimeout: 30_000,
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  // Node swaps the two timeouts when the headers' is the longer (its default 60 s is), which would
+  // let a body trickle in for a minute; and it checks them only every 30 s unless told otherwise.
+  http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
   clientErrorHandler: answerClientError,
   // Errors the router raises before any route runs: a path segment too long to be an ID names
   // nothing (404, like any unknown ID); a malformed URL is the client's mistake (400).
