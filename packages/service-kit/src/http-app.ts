@@ -1,7 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Operation } from '@invoicing/contracts';
 import { RequestContext } from '@mikro-orm/core';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from './app-error.ts';
@@ -30,7 +31,7 @@ export const requestIdOf = (request: { headers: Record<string, string | string[]
   return typeof header === 'string' && WELL_FORMED_ID.test(header) ? header : randomUUID();
 };
 
-export const baseServerOptions = (logger: FastifyServerOptions['logger']): FastifyServerOptions => ({
+export const baseServerOptions = (logger: FastifyServerOptions['logger']): FastifyHttpOptions<Server> => ({
   logger: logger ?? false,
   genReqId: requestIdOf,
   logController: new LogController({ requestIdLogLabel: 'request_id' }),
