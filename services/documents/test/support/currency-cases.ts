@@ -64,7 +64,7 @@ export const CURRENCY_CASES: { currency: string; lines: LineInput[]; expected: s
 
 /** What every PDF of the shared business and customer (`makeInvoice`'s, and the e2e workspace's) shows besides its lines. */
 export const PARTY_ROWS = [
-  'Acme Design Studio', 'Hauptstraße 1', 'Köln, 50667', 'Germany', 'Tax ID DE123456789',
-  'Müller & Söhne GmbH', 'Domplatz 5', '3. OG', 'Düsseldorf, 40213', 'Tax ID DE987654321',
+  'Acme Design Studio', 'Hauptstraße 1', '50667 Köln', 'Germany', 'Tax ID DE123456789',
+  'Müller & Söhne GmbH', 'Domplatz 5', '3. OG', '40213 Düsseldorf', 'Tax ID DE987654321',
   'IBAN DE89 3704 0044 0532 0130 00', 'BIC COBADEFFXXX', 'Thank you for your order.', 'Payable within 30 days without deduction.',
 ];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Address } from '@invoicing/contracts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
 import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 
@@ -58,6 +59,17 @@ describe('the printed invoice view', () => {
       'United States',
     ]);
     expect(addressLinesOf({ line1: null, line2: null, city: null, state: null, postal_code: null, country: null })).toEqual([]);
+  });
+
+  it.each<[string, Address, string[]]>([
+    ['DE', { line1: 'Hauptstraße 1', line2: null, city: 'München', state: 'Bayern', postal_code: '80331', country: 'DE' }, ['Hauptstraße 1', '80331 München', 'Germany']],
+    ['FR', { line1: '12 rue de la Paix', line2: 'Bâtiment B', city: 'Paris', state: null, postal_code: '75002', country: 'FR' }, ['12 rue de la Paix', 'Bâtiment B', '75002 Paris', 'France']],
+    ['GB', { line1: '10 Downing Street', line2: null, city: 'London', state: null, postal_code: 'SW1A 2AA', country: 'GB' }, ['10 Downing Street', 'London', 'SW1A 2AA', 'United Kingdom']],
+    ['US', { line1: '1 Main St', line2: 'Suite 200', city: 'Springfield', state: 'IL', postal_code: '62701', country: 'us' }, ['1 Main St', 'Suite 200', 'Springfield, IL 62701', 'United States']],
+    ['JP', { line1: '1-1 Chiyoda', line2: null, city: 'Chiyoda-ku', state: 'Tokyo', postal_code: '100-8111', country: 'JP' }, ['1-1 Chiyoda', 'Chiyoda-ku, Tokyo 100-8111', 'Japan']],
+    ['no country', { line1: null, line2: 'c/o Front desk', city: 'Köln', state: null, postal_code: '50667', country: null }, ['c/o Front desk', '50667 Köln']],
+  ])('writes a %s address as its post expects', (_, address, expected) => {
+    expect(addressLinesOf(address)).toEqual(expected);
   });
 
   it('falls back to the house colour when the snapshot holds no usable brand colour', () => {

@@ -1,3 +1,4 @@
+import addressFormatter from '@fragaria/address-formatter';
 import type { Address, Invoice, InvoiceLine } from '@invoicing/contracts';
 import { formatDate, formatMoney, formatPercent, formatQuantity } from './money.domain.ts';
 
@@ -94,14 +95,30 @@ export interface InvoiceDocumentView {
 
 const nonBlank = (value: string | null | undefined): string | null => (value && value.trim() !== '' ? value.trim() : null);
 
+/**
+ * The address as the post of its country expects it (OpenCage's per-country templates, through
+ * `@fragaria/address-formatter`): "80331 München" in Germany, "London / SW1A 2AA" in Britain,
+ * "Springfield, IL 62701" in the US. `line2` (an apartment, c/o) follows the street line; the
+ * country's name ends the address.
+ */
 export const addressLinesOf = (address: Address): string[] => {
-  const locality = [nonBlank(address.city), [nonBlank(address.state), nonBlank(address.postal_code)].filter(Boolean).join(' ')]
-    .filter(Boolean)
-    .join(', ');
-  const country = nonBlank(address.country);
-  return [nonBlank(address.line1), nonBlank(address.line2), nonBlank(locality), country ? (countryNames.of(country) ?? country) : null].filter(
-    (line): line is string => line !== null,
+  const street = nonBlank(address.line1);
+  const formatted = addressFormatter.format(
+    {
+      ...(street ? { road: street } : {}),
+      ...(nonBlank(address.city) ? { city: nonBlank(address.city)! } : {}),
+      ...(nonBlank(address.state) ? { state: nonBlank(address.state)! } : {}),
+      ...(nonBlank(address.postal_code) ? { postcode: nonBlank(address.postal_code)! } : {}),
+      ...(nonBlank(address.country) ? { countryCode: nonBlank(address.country)!.toUpperCase() } : {}),
+    },
+    { output: 'array', appendCountry: false },
   );
+  const lines = formatted.map((line) => line.trim()).filter((line) => line !== '');
+  const extra = nonBlank(address.line2);
+  if (extra) lines.splice(street ? 1 : 0, 0, extra);
+  const country = nonBlank(address.country);
+  if (country) lines.push(countryNames.of(country.toUpperCase()) ?? country);
+  return lines;
 };
 
 export const paperFor = (country: string | null): PaperSize => (country && LETTER_COUNTRIES.has(country.toUpperCase()) ? 'Letter' : 'A4');
