@@ -86,8 +86,9 @@ export const readMemory = (pid: number): ProcessMemory | undefined => {
   return { rssBytes: kilobytes('Rss') * 1024, pssBytes: kilobytes('Pss') * 1024 };
 };
 
-/** The command line, shortened for a table. */
-export const readCommand = (pid: number, max = 80): string => {
-  const command = (readText(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean).join(' ');
+/** The command line, shortened for a table, with `strip` (the repository's path, say) taken out. */
+export const readCommand = (pid: number, max = 80, strip = ''): string => {
+  const joined = (readText(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean).join(' ');
+  const command = strip ? joined.replaceAll(strip, '') : joined;
   return command.length > max ? `${command.slice(0, max - 1)}…` : command;
 };

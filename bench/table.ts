@@ -6,7 +6,7 @@ export interface Table {
   notes?: readonly string[];
 }
 
-const isFigure = (cell: string) => /^([+-]?[\d.,]+( ?(ms|%|µs|MB|x))?( (pass|FAIL))?|–|)$/.test(cell);
+const isFigure = (cell: string) => /^([+-]?[\d.,]+( ?(ms|%|µs|MB|x|\/s))?( (pass|FAIL))?|–|)$/.test(cell);
 
 const rightAlignedColumns = ({ columns, rows }: Table) =>
   columns.map((_, index) => rows.length > 0 && rows.every((row) => isFigure(row[index] ?? '')));

@@ -38,7 +38,7 @@ interface Reading {
 const readTree = (rootPid: number): Reading => {
   const processes = processTree(rootPid).flatMap(({ pid }) => {
     const memory = readMemory(pid);
-    return memory ? [{ pid, command: readCommand(pid, 70), ...memory }] : [];
+    return memory ? [{ pid, command: readCommand(pid, 70, repositoryRoot()), ...memory }] : [];
   });
   return {
     processes,
