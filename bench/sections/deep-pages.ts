@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { parsePublicId } from '@invoicing/contracts';
 import pg from 'pg';
 import { mark, micros, ms, times } from '../format.ts';
 import { ALL, perRequest, type CpuSeconds } from '../process-meter.ts';
 import { copyDraft } from '../seed-invoices.ts';
-import { parsePublicId } from '@invoicing/contracts';
 import type { BenchContext, BenchSection } from '../section.ts';
 
 /** The target: the page half-way down a workspace of 100,000 invoices costs at most 1.2x the first page. */
