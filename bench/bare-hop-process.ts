@@ -3,6 +3,7 @@ import { ChildScript, describeExit } from '../deploy/local/service-process.ts';
 
 export interface BareHop {
   url: string;
+  pid: number | undefined;
   stop: () => Promise<void>;
 }
 
@@ -31,5 +32,5 @@ export const startBareHop = async (upstreamUrl: string, headers: Record<string, 
     await child.stop();
     throw new Error(`The bare hop ${failure}`);
   }
-  return { url: `http://127.0.0.1:${port}`, stop: async () => void (await child.stop()) };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: async () => void (await child.stop()) };
 };

@@ -1,4 +1,5 @@
-import autocannon from 'autocannon';
+import autocannon, { type Result } from 'autocannon';
+import { median, medianCpu, perRequest, type CpuSeconds, type ProcessMeter } from './process-meter.ts';
 
 export interface Load {
   label: string;
@@ -18,6 +19,10 @@ export interface Measurement {
   /** Milliseconds; autocannon measures whole milliseconds. */
   p50: number;
   p99: number;
+  /** CPU seconds per request of each watched process, over the measured window (the warm-up apart). */
+  cpuPerRequest: CpuSeconds;
+  /** 5xx answers, network errors and timeouts, warm-up included. */
+  serverErrors: number;
 }
 
 export interface MeasureOptions {
@@ -26,31 +31,34 @@ export interface MeasureOptions {
   load: Load;
   durationSeconds: number;
   warmupSeconds: number;
+  meter: ProcessMeter;
 }
 
-/** Hammers one URL with autocannon after a warm-up; any failed request makes the figure meaningless, so it throws. */
-export const measure = async ({ url, headers, load, durationSeconds, warmupSeconds }: MeasureOptions): Promise<Measurement> => {
-  const result = await autocannon({
-    url,
-    headers,
-    connections: load.connections,
-    pipelining: load.pipelining,
-    duration: durationSeconds,
-    ...(warmupSeconds > 0 ? { warmup: { connections: load.connections, duration: warmupSeconds } } : {}),
-  });
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0 || result['2xx'] === 0) {
-    throw new Error(
-      `${url} (${load.label}): ${failed} failed of ${result.requests.total} (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
-    );
-  }
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+const failuresOf = (result: Result) => {
+  const serverErrors = Object.entries(result.statusCodeStats ?? {}).reduce((sum, [code, { count }]) => sum + (Number(code) >= 500 ? count : 0), 0);
+  return { serverErrors: serverErrors + result.errors + result.timeouts, clientErrors: result.non2xx - serverErrors };
 };
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+/**
+ * Hammers one URL with autocannon: a warm-up, then the measured window, around which the meter
+ * reads each process's CPU time. A 4xx means the benchmark asks wrongly, so it throws; 5xx and
+ * failed requests are counted for the report.
+ */
+export const measure = async ({ url, headers, load, durationSeconds, warmupSeconds, meter }: MeasureOptions): Promise<Measurement> => {
+  const options = { url, headers, connections: load.connections, pipelining: load.pipelining };
+  const warmup = warmupSeconds > 0 ? failuresOf(await autocannon({ ...options, duration: warmupSeconds })).serverErrors : 0;
+  const { value: result, cpu } = await meter.window(() => autocannon({ ...options, duration: durationSeconds }));
+  const { serverErrors, clientErrors } = failuresOf(result);
+  if (clientErrors > 0 || result['2xx'] === 0) {
+    throw new Error(`${url} (${load.label}): ${result.non2xx} non-2xx answers of ${result.requests.total}, ${clientErrors} of them 4xx`);
+  }
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerRequest: perRequest(cpu, result['2xx']),
+    serverErrors: warmup + serverErrors,
+  };
 };
 
 /**
@@ -67,13 +75,22 @@ export const measureSideBySide = async <Name extends string>(
   for (let round = 1; round <= options.rounds; round += 1) {
     for (const name of names) {
       options.onMeasure?.(name, round);
-      samples.get(name)!.push(await measure({ ...targets[name], load: options.load, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds }));
+      samples.get(name)!.push(await measure({ ...options, ...targets[name] }));
     }
   }
   return Object.fromEntries(
     names.map((name) => {
       const taken = samples.get(name)!;
-      return [name, { requestsPerSecond: median(taken.map((m) => m.requestsPerSecond)), p50: median(taken.map((m) => m.p50)), p99: median(taken.map((m) => m.p99)) }];
+      return [
+        name,
+        {
+          requestsPerSecond: median(taken.map((m) => m.requestsPerSecond)),
+          p50: median(taken.map((m) => m.p50)),
+          p99: median(taken.map((m) => m.p99)),
+          cpuPerRequest: medianCpu(taken.map((m) => m.cpuPerRequest)),
+          serverErrors: taken.reduce((sum, m) => sum + m.serverErrors, 0),
+        },
+      ];
     }),
   ) as Record<Name, Measurement>;
 };

@@ -6,12 +6,33 @@ export interface Table {
   notes?: readonly string[];
 }
 
-const isFigure = (cell: string) => /^[+-]?[\d.,]+( ?(ms|%))?( (pass|FAIL))?$/.test(cell);
+const isFigure = (cell: string) => /^([+-]?[\d.,]+( ?(ms|%|µs|MB|x|\/s))?( (pass|FAIL))?|–|)$/.test(cell);
 
-export const renderTable = ({ title, columns, rows, notes = [] }: Table): string => {
+const rightAlignedColumns = ({ columns, rows }: Table) =>
+  columns.map((_, index) => rows.length > 0 && rows.every((row) => isFigure(row[index] ?? '')));
+
+export const renderTable = (table: Table): string => {
+  const { title, columns, rows, notes = [] } = table;
   const widths = columns.map((column, index) => Math.max(column.length, ...rows.map((row) => (row[index] ?? '').length)));
-  const rightAligned = columns.map((_, index) => rows.length > 0 && rows.every((row) => isFigure(row[index] ?? '')));
+  const rightAligned = rightAlignedColumns(table);
   const line = (cells: readonly string[]) =>
     cells.map((cell, index) => (rightAligned[index] ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ').trimEnd();
   return [title, '', line(columns), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line), '', ...notes].join('\n');
+};
+
+const escapeCell = (cell: string) => cell.replaceAll('|', '\\|');
+
+/** The same table in Markdown, its title a heading of `level`. */
+export const renderMarkdownTable = (table: Table, level = 3): string => {
+  const { title, columns, rows, notes = [] } = table;
+  const rightAligned = rightAlignedColumns(table);
+  const line = (cells: readonly string[]) => `| ${cells.map(escapeCell).join(' | ')} |`;
+  return [
+    `${'#'.repeat(level)} ${title}`,
+    '',
+    line(columns),
+    `|${rightAligned.map((right) => (right ? '---:' : '---')).join('|')}|`,
+    ...rows.map(line),
+    ...(notes.length ? ['', ...notes.map((note) => `- ${note}`)] : []),
+  ].join('\n');
 };
