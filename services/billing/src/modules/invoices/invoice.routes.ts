@@ -35,7 +35,8 @@ export const registerInvoiceRoutes = (app: ServiceApp, { invoices, finalize, set
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));
-  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id));
+  // Group commit: finalize records a keyed request's response in the batch transaction that writes it.
+  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id), { recordsOwnOutcome: true });
   registerOperation(app, payInvoice, (request) => settle.pay(actorOf(request), request.params.id, request.body));
   registerOperation(app, voidInvoice, (request) => settle.void(actorOf(request), request.params.id, request.body));
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));

@@ -130,7 +130,8 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
           if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };
-          tx.assign(row, { ...changes, updatedAt: moment.now });
+          // updated_at always moves, even within the millisecond of the last change: a finalize that read the draft before must see it changed.
+          tx.assign(row, { ...changes, updatedAt: new Date(Math.max(moment.now.getTime(), row.updatedAt.getTime() + 1)) });
           const updated = invoiceView(row, lines, moment.view);
           timeline.add(tx, timelineEntry(row, { type: 'updated' }, actor, moment.now));
           await addBillingEvent(tx, BILLING_SUBJECTS.invoiceUpdated, { object: updated }, actor, moment.now);
