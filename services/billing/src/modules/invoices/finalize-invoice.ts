@@ -26,7 +26,6 @@ import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { invoiceRepository, type OutboxEntry } from './invoice.repository.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
 import { requireCustomer } from './invoice-items.ts';
-import { invoiceWrites } from './invoice-writes.ts';
 import { newPublicUrlToken } from './public-link.ts';
 
 /** What finalization freezes of the buyer, e-invoice data included; later edits to the customer do not reach it. */
@@ -90,7 +89,6 @@ export interface FinalizeOptions {
  * whole, numbers included, and its members are retried one by one, so each gets its own answer.
  */
 export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: FinalizeOptions) => {
-  const writes = invoiceWrites();
   const invoices = invoiceRepository(deps.em);
   const numbering = numberingRepository(deps.em);
 
@@ -169,7 +167,7 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
 
   const attempt = async (actor: Actor, publicId: string) => {
     const id = invoiceIdOf(publicId);
-    const loaded = await writes.load(deps.em, actor.workspaceId, id);
+    const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
     if (!loaded) throw notFound('invoice', publicId);
     const moment = await workspaceMoment(deps, actor, loaded.account);
     const { invoice, lines } = loaded;
@@ -217,7 +215,7 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
     });
     if (result !== 'stale') return { data: result.invoice };
     // Not the draft that was read: another finalize won, or a PATCH came in between.
-    const current = await writes.load(deps.em, actor.workspaceId, id);
+    const current = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
     if (!current) throw notFound('invoice', publicId);
     if (finalizeOutcome(current.invoice) === 'finalize') throw new StaleRead();
     return { data: invoiceView(current.invoice, current.lines, moment.view) };

@@ -6,7 +6,7 @@ import { timelineEntry, type TimelineFact } from '../timeline/timeline.domain.ts
 import { assertPayable, assertVoidable, invoiceSummaryView, invoiceView } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps, type WorkspaceMoment } from './invoice-deps.ts';
 import type { InvoiceRow } from './invoice.entity.ts';
-import { invoiceWrites } from './invoice-writes.ts';
+import { invoiceRepository } from './invoice.repository.ts';
 
 type Settlement = {
   subject: typeof BILLING_SUBJECTS.invoicePaid | typeof BILLING_SUBJECTS.invoiceVoided;
@@ -22,21 +22,21 @@ type Settlement = {
  * carries the whole invoice, lines included, although the response omits them.
  */
 export const settleInvoice = (deps: InvoiceDeps) => {
-  const writes = invoiceWrites();
+  const invoices = invoiceRepository(deps.em);
 
   const settle = (actor: Actor, publicId: string, settlement: Settlement) =>
     retryingStaleReads(async () => {
       const id = invoiceIdOf(publicId);
-      const loaded = await writes.load(deps.em, actor.workspaceId, id);
+      const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
       if (!loaded) throw notFound('invoice', publicId);
       const moment = await workspaceMoment(deps, actor, loaded.account);
       settlement.guard(loaded.invoice);
       const changes = settlement.changes(loaded.invoice, moment);
       const settled: InvoiceRow = { ...loaded.invoice, ...changes, updatedAt: moment.now };
-      const written = await writes.change(deps.em, {
+      const written = await invoices.changeWhileStatus({
         invoice: settled,
         properties: [...(Object.keys(changes) as (keyof InvoiceRow)[]), 'updatedAt'],
-        onlyWhileStatus: 'open',
+        whileStatus: 'open',
         timeline: [timelineEntry(settled, settlement.fact(moment), actor, moment.now)],
         events: [billingEvent(settlement.subject, { object: invoiceView(settled, loaded.lines, moment.view) }, actor, moment.now)],
       });
