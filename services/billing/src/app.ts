@@ -6,8 +6,9 @@ import { accountService } from './modules/account/account.service.ts';
 import { finalizeInvoice } from './modules/invoices/finalize-invoice.ts';
 import { registerInvoiceRoutes } from './modules/invoices/invoice.routes.ts';
 import { invoiceService } from './modules/invoices/invoice.service.ts';
+import { payInvoice } from './modules/invoices/pay-invoice.ts';
 import { publicLinks } from './modules/invoices/public-link.ts';
-import { settleInvoice } from './modules/invoices/settle-invoice.ts';
+import { voidInvoice } from './modules/invoices/void-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
@@ -43,7 +44,8 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
     // Cursors are signed with a key derived from the internal token, which every replica shares.
     invoices: invoiceService(invoiceDeps, createCursorCodec(internalToken)),
     finalize,
-    settle: settleInvoice(invoiceDeps),
+    pay: payInvoice(invoiceDeps),
+    void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
   registerNumberingRoutes(app, numberingService(orm.em, clock));

@@ -20,7 +20,7 @@ import { formatNumber, periodOf } from '../numbering/numbering.domain.ts';
 import { numberingRepository, type Series } from '../numbering/numbering.repository.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
-import { draftOf, finalizeOutcome, invoiceView, isPricedByCurrentRule, totalsColumns, type ViewContext } from './invoice.domain.ts';
+import { draftOf, invoiceView, isPricedByCurrentRule, totalsColumns, transition, type ViewContext } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { invoiceRepository, type OutboxEntry } from './invoice.repository.ts';
@@ -171,7 +171,8 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
     if (!loaded) throw notFound('invoice', publicId);
     const moment = await workspaceMoment(deps, actor, loaded.account);
     const { invoice, lines } = loaded;
-    if (finalizeOutcome(invoice) === 'unchanged') return { data: invoiceView(invoice, lines, moment.view) };
+    const opened = transition(invoice, { to: 'open' }, { now: moment.now, today: moment.local.date });
+    if (!opened) return { data: invoiceView(invoice, lines, moment.view) };
     if (lines.length === 0) {
       throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
     }
@@ -189,7 +190,7 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
     const format = moment.account.numberFormat;
     const frozen: InvoiceRow = {
       ...invoice,
-      status: 'open',
+      ...opened,
       customerName: customer.name,
       customerSnapshot: customerSnapshotOf(customer),
       businessSnapshot: businessSnapshotOf(moment.account),
@@ -197,10 +198,7 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
       buyerReference: invoice.buyerReference ?? customer.buyer_reference ?? null,
       deliveryDate: invoice.deliveryDate ?? invoice.issueDate,
       snapshotVersion: CURRENT_DOCUMENT_VERSION,
-      finalizedAt: moment.now,
       publicUrlToken: newPublicUrlToken(),
-      amountDue: invoice.total,
-      updatedAt: moment.now,
     };
     const series: Series = { workspaceId: actor.workspaceId, format, period: periodOf(format, moment.local) };
     const result = await batches.submit(`${series.workspaceId}\n${series.format}\n${series.period}`, {
@@ -217,7 +215,7 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
     // Not the draft that was read: another finalize won, or a PATCH came in between.
     const current = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
     if (!current) throw notFound('invoice', publicId);
-    if (finalizeOutcome(current.invoice) === 'finalize') throw new StaleRead();
+    if (transition(current.invoice, { to: 'open' }, { now: moment.now, today: moment.local.date })) throw new StaleRead();
     return { data: invoiceView(current.invoice, current.lines, moment.view) };
   };
 
