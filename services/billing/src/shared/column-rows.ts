@@ -1,11 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EntitySchema } from '@mikro-orm/core';
-
 /**
  * Rows as the JSON PostgreSQL's `jsonb_populate_record(set)` reads, keyed by the column names the
  * ORM's metadata gives each property (never guessed from the property's spelling), so one
  * statement can write a whole row, or many, without an ORM round trip each. Dates become ISO text.
  */
+import type { EntitySchema } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
 const columnsByEntity = new WeakMap<object, Map<string, string>>();
 
 const columnsOf = (em: EntityManager, entity: EntitySchema<any, any>): Map<string, string> => {
