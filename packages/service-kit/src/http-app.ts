@@ -196,6 +196,8 @@ export const registerOperation = <O extends Operation>(
   app: FastifyInstance,
   operation: O,
   handler: (request: OperationRequest<O>, reply: FastifyReply) => Promise<unknown>,
+  /** `recordsOwnOutcome`: the handler commits in a transaction it runs itself and records its outcome there (see SelfRecordedWrite). */
+  { recordsOwnOutcome = false }: { recordsOwnOutcome?: boolean } = {},
 ): void => {
   const status = successStatus(operation);
   const keyed = operation.idempotency !== 'none';
@@ -225,7 +227,7 @@ export const registerOperation = <O extends Operation>(
       reply.code(status);
       const handle = () => handler(request as unknown as OperationRequest<O>, reply);
       const claim = claims.get(request);
-      if (claim && app.keyedWrites) return runKeyedWrite({ request, reply, ...app.keyedWrites, claim }, handle);
+      if (claim && app.keyedWrites) return runKeyedWrite({ request, reply, ...app.keyedWrites, claim, recordsOwnOutcome }, handle);
       const result = await handle();
       return status === 204 ? reply.send() : result;
     },

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PROBLEM_CONTENT_TYPE } from '@invoicing/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from './app-error.ts';
@@ -48,7 +49,7 @@ export const keyedWritesTableSql = (schema: string): string[] => [
 
 export const dropKeyedWritesTableSql = (schema: string): string[] => [`drop table if exists "${schema}".idempotency_records`];
 
-interface RecordedOutcome {
+export interface RecordedOutcome {
   status: number;
   contentType: string;
   body: string;
@@ -73,6 +74,7 @@ export class KeyedWrites {
   readonly #recordSql: string;
   readonly #findSql: string;
   readonly #purgeSql: string;
+  readonly #recordManySql: string;
 
   constructor({ orm, schema, ttlHours }: { orm: Orm; schema: string; ttlHours: number }) {
     this.#orm = orm;
@@ -86,6 +88,15 @@ export class KeyedWrites {
         fingerprint = excluded.fingerprint, response_status = excluded.response_status,
         response_content_type = excluded.response_content_type, response_body = excluded.response_body, created_at = now()
       where idempotency_records.created_at < now() - ? * interval '1 hour'
+      returning 1 as recorded`;
+    this.#recordManySql = `
+      insert into ${table} as r (workspace_id, key, fingerprint, response_status, response_content_type, response_body)
+      select workspace_id, key, fingerprint, response_status, response_content_type, response_body
+        from jsonb_to_recordset(?::jsonb) as o(workspace_id text, key text, fingerprint text, response_status smallint, response_content_type text, response_body text)
+      on conflict (workspace_id, key) do update set
+        fingerprint = excluded.fingerprint, response_status = excluded.response_status,
+        response_content_type = excluded.response_content_type, response_body = excluded.response_body, created_at = now()
+      where r.created_at < now() - ? * interval '1 hour'
       returning 1 as recorded`;
     this.#findSql = `
       select fingerprint, response_status, response_content_type, response_body from ${table}
@@ -109,6 +120,25 @@ export class KeyedWrites {
       this.#ttlHours,
     ]);
     return rows.length === 1;
+  }
+
+  /**
+   * Records several outcomes in one statement inside `tx`, a transaction the caller runs; how many
+   * were recorded (fewer than given when some key already holds a live outcome, and then the
+   * caller rolls back). Two outcomes for one key in one call are an error.
+   */
+  async recordMany(tx: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const rows = entries.map(({ claim, outcome }) => ({
+      workspace_id: claim.workspaceId,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      response_status: outcome.status,
+      response_content_type: outcome.contentType,
+      response_body: outcome.body,
+    }));
+    const recorded = await tx.execute<{ recorded: number }[]>(this.#recordManySql, [JSON.stringify(rows), this.#ttlHours]);
+    return recorded.length;
   }
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
@@ -144,10 +174,32 @@ export const afterCommit = (action: () => void): void => {
   else action();
 };
 
-/** A repeat found the key's outcome already recorded: its transaction is rolled back, and the outcome replayed. */
-class AlreadyRecorded extends Error {
+/**
+ * A repeat found the key's outcome already recorded: its transaction is rolled back, and the
+ * outcome replayed. A handler that records its own outcome throws it for the same answer.
+ */
+export class AlreadyRecorded extends Error {
   override name = 'AlreadyRecorded';
 }
+
+/**
+ * A keyed write whose handler commits in a transaction it shares with other requests (billing's
+ * group commit of finalizes writes many in one) records its outcome in that transaction itself,
+ * through this, so the write and its record still commit together or not at all.
+ */
+export interface SelfRecordedWrite {
+  claim: KeyedWriteClaim;
+  writes: KeyedWrites;
+  /** What to record when the handler answers `result`: the response exactly as it will be sent. */
+  outcomeOf: (result: unknown) => RecordedOutcome;
+  /** Tells that the transaction holding the outcome's record has committed. */
+  committed: (outcome: RecordedOutcome) => void;
+}
+
+const selfRecorded = new AsyncLocalStorage<SelfRecordedWrite>();
+
+/** The keyed write the current request runs, when its operation records its own outcome; else undefined. */
+export const selfRecordedWrite = (): SelfRecordedWrite | undefined => selfRecorded.getStore();
 
 const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWriteClaim): Promise<FastifyReply> => {
   const recorded = await writes.find(claim.workspaceId, claim.key);
@@ -166,21 +218,45 @@ const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWrit
  * response gets that response; an error worth keeping (see isRecordable) is recorded after the
  * rollback, since it changed nothing.
  */
+/**
+ * The handler runs outside any transaction of ours and records its outcome where it commits its
+ * write (see SelfRecordedWrite). An answer it gave without writing (an invoice already finalized,
+ * say) changed nothing, so it is recorded here on its own, as an error outcome is.
+ */
+const runSelfRecorded = async (writes: KeyedWrites, claim: KeyedWriteClaim, outcomeOf: (result: unknown) => RecordedOutcome, handle: () => Promise<unknown>): Promise<string> => {
+  let recorded: RecordedOutcome | undefined;
+  const result = await selfRecorded.run({ claim, writes, outcomeOf, committed: (outcome) => void (recorded = outcome) }, handle);
+  if (recorded) return recorded.body;
+  const outcome = outcomeOf(result);
+  if (!(await writes.record(claim, outcome))) throw new AlreadyRecorded();
+  return outcome.body;
+};
+
 export const runKeyedWrite = async (
-  { request, reply, orm, writes, claim }: { request: FastifyRequest; reply: FastifyReply; orm: Orm; writes: KeyedWrites; claim: KeyedWriteClaim },
+  {
+    request,
+    reply,
+    orm,
+    writes,
+    claim,
+    recordsOwnOutcome = false,
+  }: { request: FastifyRequest; reply: FastifyReply; orm: Orm; writes: KeyedWrites; claim: KeyedWriteClaim; recordsOwnOutcome?: boolean },
   handle: () => Promise<unknown>,
 ): Promise<unknown> => {
   const committed: (() => void)[] = [];
+  const outcomeOf = (result: unknown): RecordedOutcome => {
+    const status = reply.statusCode;
+    return { status, contentType: JSON_CONTENT_TYPE, body: status === 204 ? '' : (reply.serialize(result) as string) };
+  };
   try {
-    const body = await afterCommitQueue.run(committed, () =>
-      orm.em.transactional(async () => {
-        const result = await handle();
-        const status = reply.statusCode;
-        const serialized = status === 204 ? '' : (reply.serialize(result) as string);
-        if (!(await writes.record(claim, { status, contentType: JSON_CONTENT_TYPE, body: serialized }))) throw new AlreadyRecorded();
-        return serialized;
-      }),
-    );
+    const body = await afterCommitQueue.run(committed, async () => {
+      if (recordsOwnOutcome) return runSelfRecorded(writes, claim, outcomeOf, handle);
+      return orm.em.transactional(async () => {
+        const outcome = outcomeOf(await handle());
+        if (!(await writes.record(claim, outcome))) throw new AlreadyRecorded();
+        return outcome.body;
+      });
+    });
     for (const action of committed) action();
     if (reply.statusCode === 204) return reply.send();
     return reply.type(JSON_CONTENT_TYPE).send(body);

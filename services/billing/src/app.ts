@@ -6,8 +6,9 @@ import { accountService } from './modules/account/account.service.ts';
 import { finalizeInvoice } from './modules/invoices/finalize-invoice.ts';
 import { registerInvoiceRoutes } from './modules/invoices/invoice.routes.ts';
 import { invoiceService } from './modules/invoices/invoice.service.ts';
+import { payInvoice } from './modules/invoices/pay-invoice.ts';
 import { publicLinks } from './modules/invoices/public-link.ts';
-import { settleInvoice } from './modules/invoices/settle-invoice.ts';
+import { voidInvoice } from './modules/invoices/void-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
@@ -26,18 +27,25 @@ export interface BillingAppDeps {
   logger?: FastifyServerOptions['logger'];
   /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlHours?: number;
+  /** The most finalizes of one number series written in one transaction (FINALIZE_BATCH_MAX); 1: each alone. */
+  finalizeBatchMax?: number;
 }
 
 /** Billing's HTTP app: invoices, numbering and account settings. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent'), idempotencyTtlHours = 24 }: BillingAppDeps) => {
+export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent'), idempotencyTtlHours = 24, finalizeBatchMax = 64 }: BillingAppDeps) => {
   const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness, keyedWrites: { schema: BILLING_SCHEMA, ttlHours: idempotencyTtlHours } });
   // A keyed write commits after its use case returns: the relay is told once it has.
   const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce: () => afterCommit(announce) };
+  const batchSizes = app.metrics.histogram('billing_finalize_batch_size', 'Finalizes written by one transaction (group commit).', [1, 2, 4, 8, 16, 32, 64, 128, 256]);
+  // A batch commits before any of its members answers, so its nudge needs no keyed write's afterCommit.
+  const finalize = finalizeInvoice({ ...invoiceDeps, announce }, { orm, batchMax: finalizeBatchMax, onBatch: (size) => batchSizes.observe(size) });
+  app.metrics.gauge('billing_finalize_waiting', 'Finalizes waiting for the next transaction of their number series.', () => finalize.waiting());
   registerInvoiceRoutes(app, {
     // Cursors are signed with a key derived from the internal token, which every replica shares.
     invoices: invoiceService(invoiceDeps, createCursorCodec(internalToken)),
-    finalize: finalizeInvoice(invoiceDeps),
-    settle: settleInvoice(invoiceDeps),
+    finalize,
+    pay: payInvoice(invoiceDeps),
+    void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
   registerNumberingRoutes(app, numberingService(orm.em, clock));

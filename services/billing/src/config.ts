@@ -22,6 +22,13 @@ export const Settings = z.object({
     .max(1_000)
     .default(20)
     .describe('How long the relay waits after a commit for others to join its batch: event latency against database round trips.'),
+  FINALIZE_BATCH_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(64)
+    .describe('The most finalizes of one number series written in one transaction (group commit); 1 writes each finalize in its own.'),
 });
 export type BillingConfig = z.infer<typeof Settings>;
 

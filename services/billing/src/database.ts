@@ -4,6 +4,7 @@ import { Migration20261202100000OutboxClaims } from './migrations/Migration20261
 import { Migration20261203100000BlankTextToNull } from './migrations/Migration20261203100000BlankTextToNull.ts';
 import { Migration20261205100000IdempotencyRecords } from './migrations/Migration20261205100000IdempotencyRecords.ts';
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
+import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261203100000BlankTextToNull', class: Migration20261203100000BlankTextToNull },
   { name: 'Migration20261205100000IdempotencyRecords', class: Migration20261205100000IdempotencyRecords },
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
+  { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

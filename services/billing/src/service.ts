@@ -67,6 +67,7 @@ export const createBillingService = async (config: BillingConfig, { bus, logger,
     },
     logger: logger ?? loggerOptions('billing', config.LOG_LEVEL),
     idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
+    finalizeBatchMax: config.FINALIZE_BATCH_MAX,
   });
   relay = new OutboxRelay({
     orm,

@@ -120,6 +120,29 @@ describe('writes under an Idempotency-Key, repeated at billing', () => {
     expect(theirs.body.data.id).not.toBe(mine.body.data.id);
   });
 
+  it('finalize records its response in the transaction that writes it: a record that fails takes the number and the event back with it', async () => {
+    const draft = await api.call('POST', '/api/v1/invoices', createBody(), keyed(randomUUID()));
+    const id = draft.body.data.id as string;
+    const counter = () =>
+      harness.sql<{ last_value: string }>('select last_value from billing.number_series where workspace_id = ?', [api.workspaceId]).then((rows) => rows.map((row) => Number(row.last_value)));
+    const before = await counter();
+    const key = randomUUID();
+    await harness.sql(`alter table billing.idempotency_records add constraint refuse_finalize_key check (key <> '${key}')`);
+    const failed = await api.call('POST', `/api/v1/invoices/${id}/finalize`, undefined, keyed(key));
+    await harness.sql('alter table billing.idempotency_records drop constraint refuse_finalize_key');
+    expect(failed.status).toBe(500);
+    expect((await api.call('GET', `/api/v1/invoices/${id}`)).body.data).toMatchObject({ status: 'draft', number: null });
+    expect(await counter()).toEqual(before);
+    expect(await outboxOf(id, 'billing.invoice.finalized')).toBe(0);
+
+    const retried = await api.call('POST', `/api/v1/invoices/${id}/finalize`, undefined, keyed(key));
+    expect(retried.status).toBe(200);
+    const repeat = await api.call('POST', `/api/v1/invoices/${id}/finalize`, undefined, keyed(key));
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.body).toEqual(retried.body);
+    expect(await outboxOf(id, 'billing.invoice.finalized')).toBe(1);
+  });
+
   it('rolls the write back with its record when the transaction fails, so the retry runs anew', async () => {
     const key = randomUUID();
     const before = await invoiceCount();

@@ -1,24 +1,32 @@
-import { randomBytes } from 'node:crypto';
-import { BILLING_SUBJECTS, type Customer, type CustomerSnapshot } from '@invoicing/contracts';
-import { invalidRequest, invalidState, notFound } from '@invoicing/service-kit';
+import { BILLING_SUBJECTS, type Customer, type CustomerSnapshot, type Invoice } from '@invoicing/contracts';
+import {
+  AlreadyRecorded,
+  captureTraceContext,
+  invalidRequest,
+  invalidState,
+  notFound,
+  selfRecordedWrite,
+  type Orm,
+  type RecordedOutcome,
+  type SelfRecordedWrite,
+  type TraceCarrier,
+} from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
 import { billingEvent } from '../../shared/events.ts';
+import { groupCommit } from '../../shared/group-commit.ts';
 import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
-import { finalizeWithNextNumber } from '../numbering/finalize-statement.ts';
-import { canonicalJson, CURRENT_DOCUMENT_VERSION, finalizedDocument } from '../numbering/invoice-integrity.domain.ts';
-import { numberPartsOf, periodOf } from '../numbering/numbering.domain.ts';
+import { chainHashOf, CURRENT_DOCUMENT_VERSION, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
+import { formatNumber, periodOf } from '../numbering/numbering.domain.ts';
+import { numberingRepository, type Series } from '../numbering/numbering.repository.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
-import { draftOf, finalizeOutcome, invoiceView, isPricedByCurrentRule, totalsColumns } from './invoice.domain.ts';
+import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import { draftOf, invoiceView, isPricedByCurrentRule, totalsColumns, transition, type ViewContext } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
-import { invoiceRepository } from './invoice.repository.ts';
+import { invoiceRepository, type OutboxEntry } from './invoice.repository.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
 import { requireCustomer } from './invoice-items.ts';
-import { invoiceWrites } from './invoice-writes.ts';
 import { newPublicUrlToken } from './public-link.ts';
-
-/** A stand-in the finalize statement replaces; random, so no text an invoice holds can look like it. */
-const placeholder = (kind: string): string => `~~${kind}-${randomBytes(16).toString('hex')}~~`;
 
 /** What finalization freezes of the buyer, e-invoice data included; later edits to the customer do not reach it. */
 const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
@@ -35,32 +43,109 @@ const isNumberTaken = (error: unknown): boolean => {
   return code === '23505' && constraint === 'invoices_number_unique';
 };
 
-const FROZEN_PROPERTIES = [
-  'status',
-  'customerName',
-  'customerSnapshot',
-  'businessSnapshot',
-  'finalizedAt',
-  'publicUrlToken',
-  'amountDue',
-  'buyerReference',
-  'deliveryDate',
-  'snapshotVersion',
-  'updatedAt',
-] as const satisfies readonly (keyof InvoiceRow)[];
+/** One finalize waiting for its series' next transaction: everything but its number and hashes is decided. */
+interface Finalization {
+  actor: Actor;
+  series: Series;
+  /** The invoice as finalized, but for number and hashes. */
+  frozen: InvoiceRow;
+  /** `updated_at` of the draft as read: it is finalized only while it still has it. */
+  readVersion: Date;
+  lines: readonly InvoiceLineRow[];
+  view: ViewContext;
+  /** The request's trace context, for the outbox row the batch writes on its behalf. */
+  traceContext: TraceCarrier | null;
+  /** The keyed write's record, written in the batch's transaction; none for an unkeyed request. */
+  keyed: SelfRecordedWrite | undefined;
+}
+
+/** The invoice as finalized, or `stale`: it was not the draft read any more (finalized by another, or changed). */
+type FinalizationResult = { invoice: Invoice } | 'stale';
+
+export interface FinalizeOptions {
+  /** The billing app's database: every batch runs on a fresh fork of it, whichever request leads it. */
+  orm: Orm;
+  /** FINALIZE_BATCH_MAX: the most finalizes one transaction writes; 1 writes each alone. */
+  batchMax: number;
+  onBatch?: (size: number) => void;
+}
 
 /**
- * Finalize. The invoice, its lines and the settings are read, and the customer fetched from the
- * catalog, before anything is locked, so no lock waits on the network. Then one statement (see
- * finalize-statement.ts) locks the draft, takes the next number of the series, hashes the frozen
- * invoice onto the series' chain, and writes invoice, timeline entry and event; then the event is
- * announced. The loser of a race, and any finalize of an open invoice, gets the invoice as it is:
- * same number, nothing changed, no event. A PATCH between the read and the statement sends the
- * finalize round again with fresh reads.
+ * Finalize, with group commit. A request reads the draft, its lines and the settings, and fetches
+ * the customer from the catalog, before anything is locked; it is then one member of its series'
+ * next batch (shared/group-commit.ts). A batch is one short transaction:
+ *
+ * 1. lock the member drafts still as they were read (status draft, same `updated_at`), by id;
+ * 2. take as many numbers as drafts were locked with one upsert of the series' counter row, whose
+ *    lock orders every batch of the series, on every replica;
+ * 3. here, not in SQL: each number, each snapshot hash and the chain over them
+ *    (invoice-integrity.domain.ts is the only place the hash rule lives);
+ * 4. write the invoices, timeline entries, events and the series' chain head in one statement,
+ *    and the keyed members' responses (their Idempotency-Key records), then commit once.
+ *
+ * A member not locked in step 1 learns it is stale: the loser of a race gets the invoice as the
+ * winner finalized it, a draft changed meanwhile is finalized again from fresh reads. A batch
+ * whose transaction fails (a number another format issued, a key already recorded) is rolled back
+ * whole, numbers included, and its members are retried one by one, so each gets its own answer.
  */
-export const finalizeInvoice = (deps: InvoiceDeps) => {
-  const writes = invoiceWrites();
+export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: FinalizeOptions) => {
   const invoices = invoiceRepository(deps.em);
+  const numbering = numberingRepository(deps.em);
+
+  /** Numbers, hashes and what is written for the locked members, in order; the series' last chain value with them. */
+  const numberAll = (members: readonly Finalization[], first: number, previousChain: string) => {
+    let chain = previousChain;
+    const finalized = members.map((member, index) => {
+      const { series, frozen, actor } = member;
+      const sequence = first + index;
+      const numbered: InvoiceRow = { ...frozen, number: formatNumber(series.format, series.period, sequence), numberFormat: series.format, numberPeriod: series.period, numberSequence: sequence };
+      const unhashed = invoiceView(numbered, member.lines, member.view);
+      const snapshot = snapshotHashOf(unhashed, CURRENT_DOCUMENT_VERSION);
+      chain = chainHashOf(chain, snapshot);
+      const row: InvoiceRow = { ...numbered, snapshotSha256: snapshot, chainSha256: chain };
+      const invoice: Invoice = { ...unhashed, snapshot_sha256: snapshot, chain_sha256: chain };
+      const event: OutboxEntry = { envelope: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: invoice }, actor, frozen.updatedAt), traceContext: member.traceContext };
+      const entry: TimelineEntryRow = timelineEntry(row, { type: 'finalized', number: row.number! }, actor, frozen.updatedAt);
+      const outcome: RecordedOutcome | undefined = member.keyed?.outcomeOf({ data: invoice });
+      return { member, row, invoice, event, entry, outcome };
+    });
+    return { finalized, chainHead: chain };
+  };
+
+  const commitBatch = async (members: readonly Finalization[]): Promise<FinalizationResult[]> => {
+    const { series } = members[0]!;
+    // Two finalizes of one draft in one batch: the first may take it, the other is answered as a loser.
+    const candidates = members.filter((member, index) => members.findIndex((other) => other.frozen.id === member.frozen.id) === index);
+    const written = await orm.em.fork().transactional(async (tx) => {
+      const locked = await invoices.lockDraftsAsRead(tx, series.workspaceId, candidates.map((member) => ({ id: member.frozen.id, readVersion: member.readVersion })));
+      const taking = candidates.filter((member) => locked.has(member.frozen.id));
+      if (taking.length === 0) return [];
+      const { first, previousChain } = await numbering.takeNumbers(tx, series, taking.length);
+      const { finalized, chainHead } = numberAll(taking, first, previousChain);
+      await invoices.writeFinalized(tx, {
+        invoices: finalized.map((each) => each.row),
+        timeline: finalized.map((each) => each.entry),
+        events: finalized.map((each) => each.event),
+        series,
+        chainHead,
+      });
+      const records = finalized.flatMap(({ member, outcome }) => (member.keyed && outcome ? [{ member, claim: member.keyed.claim, outcome }] : []));
+      if (records.length > 0 && (await records[0]!.member.keyed!.writes.recordMany(tx, records)) < records.length) {
+        // A key already holds an outcome (a repeat of that request got there first): alone, the member replays it.
+        throw new AlreadyRecorded();
+      }
+      return finalized;
+    });
+    if (written.length > 0) deps.announce();
+    for (const { member, outcome } of written) if (outcome) member.keyed!.committed(outcome);
+    const byMember = new Map(written.map((each) => [each.member, each.invoice]));
+    return members.map((member) => {
+      const invoice = byMember.get(member);
+      return invoice ? { invoice } : 'stale';
+    });
+  };
+
+  const batches = groupCommit<Finalization, FinalizationResult>({ maxBatch: batchMax, commit: commitBatch, ...(onBatch ? { onBatch } : {}) });
 
   /**
    * A draft priced before tax was computed per VAT category and rate is priced again (its lines'
@@ -82,11 +167,12 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
 
   const attempt = async (actor: Actor, publicId: string) => {
     const id = invoiceIdOf(publicId);
-    const loaded = await writes.load(deps.em, actor.workspaceId, id);
+    const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
     if (!loaded) throw notFound('invoice', publicId);
     const moment = await workspaceMoment(deps, actor, loaded.account);
     const { invoice, lines } = loaded;
-    if (finalizeOutcome(invoice) === 'unchanged') return { data: invoiceView(invoice, lines, moment.view) };
+    const opened = transition(invoice, { to: 'open' }, { now: moment.now, today: moment.local.date });
+    if (!opened) return { data: invoiceView(invoice, lines, moment.view) };
     if (lines.length === 0) {
       throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
     }
@@ -94,13 +180,17 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
       await repriceUnderCurrentRule(actor, invoice, moment.now);
       throw new StaleRead();
     }
+    // The snapshot needs the customer as it is now: its email, address, tax ID, electronic address
+    // and buyer reference, which billing does not hold (the draft keeps only the name, for search,
+    // and billing consumes no customer events to keep a copy current). A copy of our own could be
+    // stale at the very moment the invoice is frozen for ever, so the catalog is asked, before any
+    // lock is taken. A deleted customer still answers by ID here (F7 in the README).
     const customer = await requireCustomer(deps.catalog, actor, invoice.customerId);
 
     const format = moment.account.numberFormat;
-    const period = periodOf(format, moment.local);
     const frozen: InvoiceRow = {
       ...invoice,
-      status: 'open',
+      ...opened,
       customerName: customer.name,
       customerSnapshot: customerSnapshotOf(customer),
       businessSnapshot: businessSnapshotOf(moment.account),
@@ -108,57 +198,35 @@ export const finalizeInvoice = (deps: InvoiceDeps) => {
       buyerReference: invoice.buyerReference ?? customer.buyer_reference ?? null,
       deliveryDate: invoice.deliveryDate ?? invoice.issueDate,
       snapshotVersion: CURRENT_DOCUMENT_VERSION,
-      finalizedAt: moment.now,
       publicUrlToken: newPublicUrlToken(),
-      amountDue: invoice.total,
-      updatedAt: moment.now,
     };
-    const placeholders = { number: placeholder('number'), snapshot: placeholder('snapshot'), chain: placeholder('chain') };
-    const pending = invoiceView(
-      { ...frozen, number: placeholders.number, snapshotSha256: placeholders.snapshot, chainSha256: placeholders.chain },
-      lines,
-      moment.view,
-    );
-    const taken = await finalizeWithNextNumber(deps.em, {
-      invoice: frozen,
+    const series: Series = { workspaceId: actor.workspaceId, format, period: periodOf(format, moment.local) };
+    const result = await batches.submit(`${series.workspaceId}\n${series.format}\n${series.period}`, {
+      actor,
+      series,
+      frozen,
       readVersion: invoice.updatedAt,
-      properties: FROZEN_PROPERTIES,
-      format,
-      period,
-      numberParts: numberPartsOf(format, period),
-      document: canonicalJson(finalizedDocument(pending, CURRENT_DOCUMENT_VERSION)),
-      placeholders,
-      timeline: timelineEntry(frozen, { type: 'finalized', number: placeholders.number }, actor, moment.now),
-      event: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: pending }, actor, moment.now),
+      lines,
+      view: moment.view,
+      traceContext: captureTraceContext() ?? null,
+      keyed: selfRecordedWrite(),
     });
-
-    if (!taken) {
-      // Not the draft that was read: another finalize won, or a PATCH came in between.
-      const current = await writes.load(deps.em, actor.workspaceId, id);
-      if (!current) throw notFound('invoice', publicId);
-      if (finalizeOutcome(current.invoice) === 'finalize') throw new StaleRead();
-      return { data: invoiceView(current.invoice, current.lines, moment.view) };
-    }
-    deps.announce();
-    const finalized: InvoiceRow = {
-      ...frozen,
-      number: taken.number,
-      numberFormat: format,
-      numberPeriod: period,
-      numberSequence: taken.sequence,
-      snapshotSha256: taken.snapshotSha256,
-      chainSha256: taken.chainSha256,
-    };
-    return { data: invoiceView(finalized, lines, moment.view) };
+    if (result !== 'stale') return { data: result.invoice };
+    // Not the draft that was read: another finalize won, or a PATCH came in between.
+    const current = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
+    if (!current) throw notFound('invoice', publicId);
+    if (transition(current.invoice, { to: 'open' }, { now: moment.now, today: moment.local.date })) throw new StaleRead();
+    return { data: invoiceView(current.invoice, current.lines, moment.view) };
   };
 
-  return (actor: Actor, publicId: string) =>
+  const finalize = (actor: Actor, publicId: string) =>
     retryingStaleReads(() => attempt(actor, publicId)).catch((error: unknown) => {
       if (!isNumberTaken(error)) throw error;
       throw invalidState(
         'The number format would issue a number that an earlier format already issued in this workspace; nothing was finalized. Choose a number_format that cannot repeat an earlier one.',
       );
     });
+  return Object.assign(finalize, { waiting: batches.waiting });
 };
 
 export type FinalizeInvoice = ReturnType<typeof finalizeInvoice>;

@@ -204,23 +204,58 @@ export const assertEditable = (row: Pick<InvoiceRow, 'status'>, action: 'edited'
   if (row.status !== 'draft') throw invalidState(`This invoice is ${stateName(row)}: only a draft can be ${action}.`);
 };
 
-/** Finalize: a draft moves on; open (or overdue) is answered as it is; paid and void are refused. */
-export const finalizeOutcome = (row: Pick<InvoiceRow, 'status'>): 'finalize' | 'unchanged' => {
-  if (row.status === 'draft') return 'finalize';
-  if (row.status === 'open') return 'unchanged';
-  throw invalidState(`This invoice is ${stateName(row)}: it was finalized before and can no longer change.`);
-};
+/** A status change asked for: finalize (to open), pay, void. */
+export type StatusChange =
+  | { to: 'open' }
+  | { to: 'paid'; paidOn?: string | undefined; paymentReference?: string | null | undefined }
+  | { to: 'void'; reason?: string | null | undefined };
 
-export const assertPayable = (row: Pick<InvoiceRow, 'status'>): void => {
-  if (row.status === 'paid') throw invalidState('This invoice is already paid.');
-  if (row.status !== 'open') throw invalidState(`This invoice is ${stateName(row)}: only an open or overdue invoice can be paid.`);
-};
+/** When a change happens, seen from the workspace: the instant, and "today" in its time zone. */
+export interface TransitionMoment {
+  now: Date;
+  today: string;
+}
 
-export const assertVoidable = (row: Pick<InvoiceRow, 'status'>): void => {
-  if (row.status === 'paid') throw invalidState('This invoice is paid: a paid invoice cannot be voided.');
-  if (row.status === 'void') throw invalidState('This invoice is already void.');
-  if (row.status !== 'open') throw invalidState('This invoice is a draft: delete it instead; only an open or overdue invoice can be voided.');
-};
+/** The columns a status change sets (`updatedAt` included). */
+export type TransitionColumns = Partial<InvoiceRow> & Pick<InvoiceRow, 'status' | 'amountDue' | 'updatedAt'>;
+
+/**
+ * The one place an invoice's status changes (spec "States and transitions"): draft → open
+ * (finalize), open → paid, open → void; overdue is open past its due date, so it pays and voids
+ * like open. Guard clauses first: a refusal is a 409 invalid_state (a `paid_on` in the future a 400)
+ * and changes nothing. Answers the columns to write, or null for a finalize of an invoice already
+ * open, which is answered as it is.
+ */
+export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: { to: 'open' }, at: TransitionMoment): TransitionColumns | null;
+export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: Exclude<StatusChange, { to: 'open' }>, at: TransitionMoment): TransitionColumns;
+export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: StatusChange, at: TransitionMoment): TransitionColumns | null {
+  switch (change.to) {
+    case 'open':
+      if (row.status === 'open') return null;
+      if (row.status !== 'draft') throw invalidState(`This invoice is ${stateName(row)}: it was finalized before and can no longer change.`);
+      return { status: 'open', amountDue: row.total, finalizedAt: at.now, updatedAt: at.now };
+    case 'paid':
+      if (row.status === 'paid') throw invalidState('This invoice is already paid.');
+      if (row.status !== 'open') throw invalidState(`This invoice is ${stateName(row)}: only an open or overdue invoice can be paid.`);
+      if (change.paidOn !== undefined && change.paidOn > at.today) {
+        throw invalidRequest('paid_on may not be in the future.', [{ path: 'paid_on', message: `is after today (${at.today})` }]);
+      }
+      return {
+        status: 'paid',
+        // A payment date is stored as midnight UTC of that date.
+        paidAt: change.paidOn !== undefined ? new Date(`${change.paidOn}T00:00:00.000Z`) : at.now,
+        paymentReference: change.paymentReference ?? null,
+        amountPaid: row.total,
+        amountDue: 0,
+        updatedAt: at.now,
+      };
+    case 'void':
+      if (row.status === 'paid') throw invalidState('This invoice is paid: a paid invoice cannot be voided.');
+      if (row.status === 'void') throw invalidState('This invoice is already void.');
+      if (row.status !== 'open') throw invalidState('This invoice is a draft: delete it instead; only an open or overdue invoice can be voided.');
+      return { status: 'void', voidedAt: at.now, voidReason: change.reason ?? null, amountDue: 0, updatedAt: at.now };
+  }
+}
 
 // Views
 

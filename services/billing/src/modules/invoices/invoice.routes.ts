@@ -16,28 +16,32 @@ import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
 import { actorOf } from '../../shared/actor.ts';
 import type { FinalizeInvoice } from './finalize-invoice.ts';
 import type { InvoiceService } from './invoice.service.ts';
+import type { PayInvoice } from './pay-invoice.ts';
 import type { PublicLinks } from './public-link.ts';
-import type { SettleInvoice } from './settle-invoice.ts';
+import type { VoidInvoice } from './void-invoice.ts';
 
 export interface InvoiceUseCases {
   invoices: InvoiceService;
   finalize: FinalizeInvoice;
-  settle: SettleInvoice;
+  pay: PayInvoice;
+  void: VoidInvoice;
   publicLinks: PublicLinks;
 }
 
 /** Billing's internal route behind the public pages (documents calls it); the gateway never forwards to it. */
 export const INVOICE_BY_PUBLIC_TOKEN_ROUTE = '/internal/v1/invoices/by-token/:token';
 
-export const registerInvoiceRoutes = (app: ServiceApp, { invoices, finalize, settle, publicLinks }: InvoiceUseCases): void => {
+export const registerInvoiceRoutes = (app: ServiceApp, useCases: InvoiceUseCases): void => {
+  const { invoices, finalize, pay, publicLinks } = useCases;
   registerOperation(app, listInvoices, (request) => invoices.list(actorOf(request), request.query));
   registerOperation(app, createInvoice, (request) => invoices.create(actorOf(request), request.body));
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));
-  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id));
-  registerOperation(app, payInvoice, (request) => settle.pay(actorOf(request), request.params.id, request.body));
-  registerOperation(app, voidInvoice, (request) => settle.void(actorOf(request), request.params.id, request.body));
+  // Group commit: finalize records a keyed request's response in the batch transaction that writes it.
+  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id), { recordsOwnOutcome: true });
+  registerOperation(app, payInvoice, (request) => pay(actorOf(request), request.params.id, request.body));
+  registerOperation(app, voidInvoice, (request) => useCases.void(actorOf(request), request.params.id, request.body));
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));
   registerOperation(app, rotatePublicLink, (request) => publicLinks.rotate(actorOf(request), request.params.id));
   app.get(INVOICE_BY_PUBLIC_TOKEN_ROUTE, { schema: { params: PublicTokenPathParams, response: { 200: InvoiceByPublicToken } } }, (request) =>

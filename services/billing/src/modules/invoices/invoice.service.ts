@@ -15,7 +15,6 @@ import { assertEditable, changesAnything, draftOf, invoiceView, newDraft, priceL
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
-import { invoiceWrites } from './invoice-writes.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
 
 /** A date filter bound: a datetime as given, or a date meaning the start (gte) or end (lte) of that UTC day. */
@@ -29,7 +28,6 @@ const createdBound = (value: string | undefined, end: 'start' | 'end'): Date | u
 export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const { em, catalog, announce } = deps;
   const invoices = invoiceRepository(em);
-  const writes = invoiceWrites();
   const timeline = timelineRepository(em);
 
   return {
@@ -46,7 +44,7 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       const view = invoiceView(row, lines, moment.view);
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
-      await writes.insertDraft(em, row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event);
+      await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event);
       announce();
       return { data: view };
     },
@@ -72,7 +70,7 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
     },
 
     retrieve: async (actor: Actor, publicId: string) => {
-      const loaded = await writes.load(em, actor.workspaceId, invoiceIdOf(publicId));
+      const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
       if (!loaded) throw notFound('invoice', publicId);
       const moment = await workspaceMoment(deps, actor, loaded.account);
       return { data: invoiceView(loaded.invoice, loaded.lines, moment.view) };
@@ -130,7 +128,8 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
           if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };
-          tx.assign(row, { ...changes, updatedAt: moment.now });
+          // updated_at always moves, even within the millisecond of the last change: a finalize that read the draft before must see it changed.
+          tx.assign(row, { ...changes, updatedAt: new Date(Math.max(moment.now.getTime(), row.updatedAt.getTime() + 1)) });
           const updated = invoiceView(row, lines, moment.view);
           timeline.add(tx, timelineEntry(row, { type: 'updated' }, actor, moment.now));
           await addBillingEvent(tx, BILLING_SUBJECTS.invoiceUpdated, { object: updated }, actor, moment.now);

@@ -7,7 +7,7 @@ import { timelineEntry } from '../timeline/timeline.domain.ts';
 import { invoiceView } from './invoice.domain.ts';
 import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import type { InvoiceRow } from './invoice.entity.ts';
-import { invoiceWrites } from './invoice-writes.ts';
+import { invoiceRepository } from './invoice.repository.ts';
 
 /** 192 random bits, URL-safe: a public link cannot be guessed. */
 export const newPublicUrlToken = (): string => randomBytes(24).toString('base64url');
@@ -18,12 +18,12 @@ export const newPublicUrlToken = (): string => randomBytes(24).toString('base64u
  * document: rotating it leaves snapshot_sha256 and the chain as they were.
  */
 export const publicLinks = (deps: InvoiceDeps) => {
-  const writes = invoiceWrites();
+  const invoices = invoiceRepository(deps.em);
 
   return {
     /** The finalized invoice behind a token, as the API reads it now, and its workspace; a 404 for anything else. */
     byToken: async (token: string): Promise<InvoiceByPublicToken> => {
-      const found = await writes.loadByPublicToken(deps.em, token);
+      const found = await invoices.findByPublicToken(token);
       if (!found || found.invoice.status === 'draft') throw notFound('invoice', 'behind this link');
       const actor: Actor = { workspaceId: found.invoice.workspaceId, keyId: null, requestId: '', idempotencyKey: null };
       const moment = await workspaceMoment(deps, actor, found.account);
@@ -32,17 +32,17 @@ export const publicLinks = (deps: InvoiceDeps) => {
 
     rotate: (actor: Actor, publicId: string) =>
       retryingStaleReads(async () => {
-        const loaded = await writes.load(deps.em, actor.workspaceId, invoiceIdOf(publicId));
+        const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
         if (!loaded) throw notFound('invoice', publicId);
         const { invoice, lines } = loaded;
         if (invoice.status === 'draft') throw invalidState('This invoice is a draft: it gets a public link when it is finalized.');
         const moment = await workspaceMoment(deps, actor, loaded.account);
         const rotated: InvoiceRow = { ...invoice, publicUrlToken: newPublicUrlToken(), updatedAt: moment.now };
         const view = invoiceView(rotated, lines, moment.view);
-        const written = await writes.change(deps.em, {
+        const written = await invoices.changeWhileStatus({
           invoice: rotated,
           properties: ['publicUrlToken', 'updatedAt'],
-          onlyWhileStatus: invoice.status,
+          whileStatus: invoice.status,
           timeline: [timelineEntry(rotated, { type: 'updated' }, actor, moment.now)],
           events: [billingEvent(BILLING_SUBJECTS.invoiceUpdated, { object: view }, actor, moment.now)],
         });

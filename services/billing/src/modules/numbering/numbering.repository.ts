@@ -1,6 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BILLING_SCHEMA } from '../../database.ts';
 import { InvoiceEntity, type InvoiceRow } from '../invoices/invoice.entity.ts';
+import { GENESIS_CHAIN } from './invoice-integrity.domain.ts';
+
+/** A number series: (workspace, format, period). */
+export interface Series {
+  workspaceId: string;
+  format: string;
+  period: string;
+}
+
+/** Numbers taken from a series: `first` .. `first + count - 1`, chained onto `previousChain`. */
+export interface TakenNumbers {
+  first: number;
+  previousChain: string;
+}
 
 export interface SeriesCount {
   format: string;
@@ -21,7 +35,22 @@ export interface SequenceGap {
 
 const S = `"${BILLING_SCHEMA}"`;
 
+// One atomic upsert moves the counter by `count` and locks its row until the transaction ends; the
+// chain value it returns is the one before (the statement leaves it), which the transaction then
+// carries forward onto the numbers it took (setChainHead).
+const TAKE_NUMBERS_SQL = `
+  insert into ${S}.number_series as s (workspace_id, format, period, last_value, last_chain_sha256)
+  values (?, ?, ?, ?, '${GENESIS_CHAIN}')
+  on conflict (workspace_id, format, period) do update set last_value = s.last_value + excluded.last_value
+  returning s.last_value, s.last_chain_sha256`;
+
 export const numberingRepository = (em: EntityManager) => ({
+  /** Takes the next `count` numbers of the series inside `tx`; its counter row stays locked until `tx` ends. */
+  takeNumbers: async (tx: EntityManager, series: Series, count: number): Promise<TakenNumbers> => {
+    const [row] = await tx.execute<{ last_value: string; last_chain_sha256: string }[]>(TAKE_NUMBERS_SQL, [series.workspaceId, series.format, series.period, count]);
+    return { first: Number(row!.last_value) - count + 1, previousChain: row!.last_chain_sha256 };
+  },
+
   /** Every counter of the workspace beside a recount of the invoices holding its numbers. */
   seriesWithCounts: async (workspaceId: string): Promise<SeriesCount[]> => {
     const rows = await em.execute<{ format: string; period: string; last_value: string; last_chain_sha256: string; issued: string; first_sequence: string | null; last_sequence: string | null }[]>(
