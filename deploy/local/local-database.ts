@@ -25,7 +25,7 @@ export const openLocalDatabase = async (settings: DatabaseSettings, env: NodeJS.
   if (settings.DATABASE_URL) {
     return { url: settings.DATABASE_URL, description: 'PostgreSQL at DATABASE_URL', stop: async () => {} };
   }
-  const keeper = fork(KEEPER, [], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+  const keeper = fork(KEEPER, [JSON.stringify({ DATA_DIR: settings.DATA_DIR, EMBEDDED_POSTGRES_PORT: settings.EMBEDDED_POSTGRES_PORT })], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   const exited = new Promise<void>((resolve) => keeper.once('exit', () => resolve()));
   const answer = await new Promise<KeeperMessage>((resolve) => {
     keeper.once('message', (message) => resolve(message as KeeperMessage));
