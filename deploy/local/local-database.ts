@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ensureDatabaseExists } from '@invoicing/service-kit';
 import type { DatabaseSettings } from './config.ts';
 
 export interface LocalDatabase {
@@ -24,7 +25,7 @@ export const openLocalDatabase = async (settings: DatabaseSettings, env: NodeJS.
   if (settings.DATABASE_URL) {
     return { url: settings.DATABASE_URL, description: 'PostgreSQL at DATABASE_URL', stop: async () => {} };
   }
-  const keeper = fork(KEEPER, [], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
+  const keeper = fork(KEEPER, [JSON.stringify({ DATA_DIR: settings.DATA_DIR, EMBEDDED_POSTGRES_PORT: settings.EMBEDDED_POSTGRES_PORT })], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env });
   const exited = new Promise<void>((resolve) => keeper.once('exit', () => resolve()));
   const answer = await new Promise<KeeperMessage>((resolve) => {
     keeper.once('message', (message) => resolve(message as KeeperMessage));
@@ -33,6 +34,13 @@ export const openLocalDatabase = async (settings: DatabaseSettings, env: NodeJS.
   if ('error' in answer) {
     throw new Error(`Could not start the embedded PostgreSQL under ${settings.DATA_DIR}: ${answer.error}`);
   }
+  // Created here, once: on a new DATA_DIR the services would otherwise race to create it, and
+  // PostgreSQL answers the loser of two concurrent CREATE DATABASE with a unique violation.
+  await ensureDatabaseExists(answer.url).catch(async (error: unknown) => {
+    keeper.disconnect();
+    await exited;
+    throw error;
+  });
   return {
     url: answer.url,
     description: `embedded PostgreSQL under ${settings.DATA_DIR} (port ${settings.EMBEDDED_POSTGRES_PORT})`,

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { createTestDatabase, freePort, type TestDatabase } from '@invoicing/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { measureProcessTreeMemory } from '../../deploy/local/measure-memory.ts';
 import { mintApiKey } from '../../deploy/local/operator.ts';
 import { NODE } from '../../deploy/local/service-process.ts';
 
@@ -92,6 +94,22 @@ const startReceiver = async () => {
   return { url: `http://127.0.0.1:${port}/hooks`, deliveries, close: () => new Promise((resolve) => server.close(resolve)) };
 };
 
+/** The Chromium processes in a process's tree (the browser documents prints with, and its helpers). */
+const browsersUnder = (pid: number): number[] =>
+  measureProcessTreeMemory(pid)
+    .processes.filter(({ command }) => /chrom/i.test(command))
+    .map((process) => process.pid);
+
+/** Alive, not a zombie: the browser's helpers exit with it and wait a moment to be reaped by init. */
+const isRunning = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+};
+
 const waitFor = async <T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -110,6 +128,8 @@ describe('npm start', () => {
       expect(output()).toMatch(/events: in-process/);
       for (const service of ['catalog', 'billing', 'documents', 'notifications', 'gateway']) expect(output()).toMatch(new RegExp(`^ {2}${service} +http://`, 'm'));
       expect(output()).toContain('npm run --silent admin -- keys create --workspace demo --scopes all');
+      // Idle, before any PDF: no browser (it is launched by the first one).
+      expect(browsersUnder(child.pid!)).toEqual([]);
 
       const { key } = await mintApiKey(database.url, 'demo', 'all');
       const call = async (method: string, path: string, body?: unknown) => {
@@ -135,11 +155,14 @@ describe('npm start', () => {
       const pdf = await fetch(`${gatewayUrl}/api/v1/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${key}` } });
       expect(pdf.status).toBe(200);
       expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      const browsers = browsersUnder(child.pid!);
+      expect(browsers.length).toBeGreaterThan(0);
 
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(output()).toMatch(/SIGINT: stopping the services, then the database\.\nStopped\.\n$/);
       await expect(fetch(`${gatewayUrl}/healthz`)).rejects.toThrow();
+      expect(browsers.filter(isRunning)).toEqual([]);
     } finally {
       await receiver.close();
     }

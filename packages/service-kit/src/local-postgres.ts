@@ -9,6 +9,14 @@ export const repositoryRoot = (): string => fileURLToPath(new URL('../../../', i
 
 const PASSWORD = 'postgres';
 
+/**
+ * Settings for a PostgreSQL that shares a small machine with the whole platform. PostgreSQL 18
+ * reads through three I/O worker processes by default; reading in the backend itself (`sync`)
+ * costs them nothing for a database this size. Nothing here replicates logically, so its
+ * launcher process is not started.
+ */
+const SMALL_MACHINE_FLAGS = ['-c', 'io_method=sync', '-c', 'max_logical_replication_workers=0'];
+
 const isListening = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
@@ -100,6 +108,7 @@ export const startLocalPostgres = async ({ dataDir, port, database }: LocalPostg
     user: 'postgres',
     password: PASSWORD,
     persistent: true,
+    postgresFlags: SMALL_MACHINE_FLAGS,
     createPostgresUser: process.getuid?.() === 0,
     onLog: (message) => {
       for (const line of String(message).split('\n')) if (/\b(FATAL|PANIC|ERROR):/.test(line)) failures.push(line.trim());

@@ -36,9 +36,10 @@ export interface DocumentsServiceDeps {
 
 /**
  * Documents as a unit a host can run: the HTTP app, the outbox relay, the consumer of finalized
- * invoices and one warm Chromium. It owns nothing process-wide (no signals, no exit, no bus), so
- * one process may host it beside other services; `stop` (or closing the app) stops its workers,
- * the browser and its pool.
+ * invoices and one Chromium, launched by the first PDF (a finalized invoice's event or a download)
+ * rather than at start, so an idle service holds no browser. It owns nothing process-wide (no
+ * signals, no exit, no bus), so one process may host it beside other services; `stop` (or closing
+ * the app) stops its workers, the browser and its pool.
  */
 export const createDocumentsService = async (config: DocumentsConfig, { bus, logger }: DocumentsServiceDeps) => {
   const orm = await openDocumentsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
@@ -59,7 +60,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
           shellHtml: templates.pdfShell,
           pagePoolSize: config.PDF_PAGE_POOL_SIZE,
           renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
-          onError: (error, context) => app.log.warn({ err: error, context }, 'Chromium: a page failed and is replaced'),
+          onError: (error, context) => app.log.warn({ err: error, context }, `PDF printing failed (${context})`),
           onRendered: (seconds) => observeRender?.(seconds),
         }),
       }
@@ -100,7 +101,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
     await orm.close();
   });
 
-  /** Starts the relay and the consumer, and warms the browser in the background. */
+  /** Starts the relay and the consumer; the browser waits for the first PDF. */
   const startWorkers = async () => {
     relay.start();
     await bus.subscribe({
@@ -112,7 +113,6 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
         else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
       },
     });
-    void renderer?.warm().catch((error: unknown) => app.log.warn({ err: error }, 'Chromium did not warm up; the first PDF launches it'));
   };
   /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
   const prepare = () => prepareDatabase(orm, DOCUMENTS_SCHEMA, config.DATABASE_URL);

@@ -5,14 +5,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
 import { workspaceOf } from '../../shared/workspace.ts';
 import { createStoredFileCache } from '../invoice-pdfs/pdf-cache.ts';
-import { writeCiiInvoice } from './cii-invoice.ts';
 import { toEInvoice, type EInvoiceProfile } from './einvoice.domain.ts';
 import { einvoiceProblems } from './einvoice-readiness.domain.ts';
-import { toFacturXPdf } from './facturx-pdf.ts';
 import { EXPORT_KINDS, type ExportKind, type InvoiceExportRow } from './invoice-export.entity.ts';
 import { GENERATOR_VERSION, profileOfKind, xmlKindOf } from './invoice-export.domain.ts';
 import { invoiceExportRepository, type InvoiceExportRepository } from './invoice-export.repository.ts';
-import { writeUblInvoice } from './ubl-invoice.ts';
 
 /** The stored PDF's bytes of a finalized invoice (printed now if it has none yet): the page of a Factur-X. */
 export type PdfBytesOf = (workspaceId: string, invoice: Invoice) => Promise<Buffer>;
@@ -45,9 +42,23 @@ const refuseUnready = (invoice: Invoice, profile: EInvoiceProfile): void => {
   }
 };
 
+/**
+ * The writers, imported by the first export rather than at start: xmlbuilder2 and pdf-lib hold
+ * about 7 MB of heap that a service with nothing to export does not need.
+ */
+const loadWriters = async () => {
+  const [{ writeCiiInvoice }, { writeUblInvoice }, { toFacturXPdf }] = await Promise.all([
+    import('./cii-invoice.ts'),
+    import('./ubl-invoice.ts'),
+    import('./facturx-pdf.ts'),
+  ]);
+  return { writeCiiInvoice, writeUblInvoice, toFacturXPdf };
+};
+
 /** Writes one export of a finalized invoice that is ready for its profile. */
 export const renderExport = async (invoice: Invoice, kind: ExportKind, pdfBytes: () => Promise<Buffer>): Promise<Buffer> => {
   const einvoice = toEInvoice(invoice);
+  const { writeCiiInvoice, writeUblInvoice, toFacturXPdf } = await loadWriters();
   if (kind === 'facturx') {
     const xml = writeCiiInvoice(einvoice, 'en16931');
     return toFacturXPdf({ pdf: await pdfBytes(), xml, at: new Date(invoice.finalized_at ?? invoice.issue_date) });

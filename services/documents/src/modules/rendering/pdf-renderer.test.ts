@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { AppError } from '@invoicing/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRenderer } from '../../../test/harness.ts';
+import { browserProcesses, replaceableChromium } from '../../../test/support/browser-processes.ts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
 import { pdfInfo, pdfText } from '../../../test/support/pdf-text.ts';
+import { resolveChromium } from './chromium-executable.ts';
 import { createInvoicePrinter } from './invoice-printer.ts';
 import { toInvoiceDocumentView } from './invoice-view.domain.ts';
-import type { PdfRenderer } from './pdf-renderer.ts';
+import { createChromiumPdfRenderer, type PdfRenderer } from './pdf-renderer.ts';
 import { loadTemplates } from './templates.ts';
 
 let renderer: PdfRenderer;
@@ -22,20 +24,6 @@ afterAll(async () => {
 });
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-/** Chromium processes that are children of this test process (its browser and renderers). */
-const browserProcesses = (): number[] =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 
 describe('printing an invoice', () => {
   it('gives byte-identical PDFs from the same snapshot: on a reused page, on another page and on a newly launched browser', async () => {
@@ -100,6 +88,57 @@ describe('printing an invoice', () => {
       expect(after.subarray(0, 5).toString()).toBe('%PDF-');
     } finally {
       await local.close();
+    }
+  });
+
+  it('launches no browser until the first render, then one for every render that arrives while it starts', async () => {
+    const others = new Set(browserProcesses());
+    const local = await startTestRenderer(2);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(browserProcesses().filter((pid) => !others.has(pid))).toEqual([]);
+      const job = templates.pdfJob(toInvoiceDocumentView(makeInvoice()));
+      const pdfs = await Promise.all([1, 2, 3, 4, 5].map(() => local.render(job)));
+      expect(pdfs.map((pdf) => pdf.subarray(0, 5).toString())).toEqual(Array(5).fill('%PDF-'));
+      expect(browserProcesses().filter((pid) => !others.has(pid))).toHaveLength(1);
+    } finally {
+      await local.close();
+    }
+    expect(browserProcesses().filter((pid) => !others.has(pid))).toEqual([]);
+  });
+
+  it('fails every render waiting on a browser that cannot start with a 503 unavailable, and launches again for the next', async () => {
+    const chromium = await resolveChromium(process.env.CHROMIUM_PATH);
+    if (!chromium.found) throw new Error(chromium.reason);
+    const browser = replaceableChromium(chromium.executablePath);
+    const errors: string[] = [];
+    const local = createChromiumPdfRenderer({
+      executablePath: browser.executablePath,
+      shellHtml: templates.pdfShell,
+      pagePoolSize: 2,
+      renderTimeoutMs: 20_000,
+      onError: (_, context) => errors.push(context),
+    });
+    const job = templates.pdfJob(toInvoiceDocumentView(makeInvoice()));
+    try {
+      const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => local.render(job)));
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        const reason = (outcome as PromiseRejectedResult).reason as AppError;
+        expect(reason).toBeInstanceOf(AppError);
+        expect(reason.status).toBe(503);
+        expect(reason.code).toBe('unavailable');
+        expect(reason.headers).toEqual({ 'retry-after': '5' });
+      }
+      // The four renders shared one launch, which failed once.
+      expect(errors).toEqual(['launching Chromium']);
+
+      browser.mend();
+      const pdf = await local.render(job);
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    } finally {
+      await local.close();
+      browser.remove();
     }
   });
 });

@@ -1,4 +1,5 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { AppError } from '@invoicing/service-kit';
+import type { Browser, Page } from 'playwright-core';
 import type { PaperSize } from './invoice-view.domain.ts';
 
 /** One document to print into a page that holds the shell already. */
@@ -14,7 +15,7 @@ export interface PrintJob {
 /** Prints documents to PDF bytes. */
 export interface PdfRenderer {
   render: (job: PrintJob) => Promise<Buffer>;
-  /** Launches the browser and opens the pages ahead of the first request. */
+  /** Launches the browser and opens the pages ahead of the first request (a benchmark's warm-up; the service launches on its first PDF). */
   warm: () => Promise<void>;
   close: () => Promise<void>;
 }
@@ -54,6 +55,8 @@ const LAUNCH_ARGS = [
 ];
 
 const LAUNCH_TIMEOUT_MS = 30_000;
+/** How soon a client may retry a PDF whose browser did not start: the next render launches again. */
+const LAUNCH_RETRY_AFTER_S = '5';
 // A page's renderer numbers DOM nodes with a counter that only grows, and the tagged PDF carries
 // those numbers as 8-digit ids; a page is retired long before it could reach 9 digits.
 const RENDERS_PER_PAGE = 2_000;
@@ -85,9 +88,12 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
 };
 
 /**
- * One warm Chromium per process and a small pool of pages reused from render to render (a fresh
- * page per render costs several times the render). A page that fails or crashes is closed and
- * replaced; a browser that dies is launched again on the next render.
+ * One Chromium per process, launched by the first render (an idle service holds no browser: it
+ * costs several hundred MB) and shared by the renders that arrive while it starts, with a small
+ * pool of pages reused from render to render (a fresh page per render costs several times the
+ * render). A browser that cannot start fails the renders waiting on it with a 503 `unavailable`,
+ * and the next render tries again. A page that fails or crashes is closed and replaced; a browser
+ * that dies is launched again on the next render.
  */
 export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolSize, renderTimeoutMs, onError = () => {}, onRendered = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
   let browser: Promise<Browser> | undefined;
@@ -99,8 +105,10 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
   const waiting: { resolve: (page: Page) => void; reject: (error: unknown) => void }[] = [];
   let opening = 0;
 
-  const launch = (): Promise<Browser> => {
-    const launching = chromium.launch({
+  const startBrowser = async (): Promise<Browser> => {
+    // Imported here, not at the top: only a process that prints loads Playwright.
+    const { chromium } = await import('playwright-core');
+    return chromium.launch({
       executablePath,
       args: LAUNCH_ARGS,
       headless: true,
@@ -110,22 +118,34 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-    }).then((launched) => {
-      launched.on('disconnected', () => {
+    });
+  };
+
+  /** One launch, which every render arriving meanwhile awaits (`browser ??= launch()`). */
+  const launch = (): Promise<Browser> => {
+    const launching = startBrowser().then(
+      (launched) => {
+        launched.on('disconnected', () => {
+          if (browser === launching) browser = undefined;
+          // Its pages died with it: renders on them fail and the next ones open pages on a new browser.
+          pages.clear();
+          idle.length = 0;
+        });
+        return launched;
+      },
+      (error: unknown) => {
+        // Forgotten, so the next render launches again; the cause goes to the log, not to the client.
         if (browser === launching) browser = undefined;
-        // Its pages died with it: renders on them fail and the next ones open pages on a new browser.
-        pages.clear();
-        idle.length = 0;
-      });
-      return launched;
-    });
-    launching.catch(() => {
-      if (browser === launching) browser = undefined;
-    });
+        onError(error, 'launching Chromium');
+        throw new AppError('unavailable', 'Chromium could not be started to print this PDF; try again shortly.', {
+          headers: { 'retry-after': LAUNCH_RETRY_AFTER_S },
+        });
+      },
+    );
     return launching;
   };
 
-  const openPage = async (): Promise<Page> => {
+  const openPageInSlot = async (): Promise<Page> => {
     opening += 1;
     try {
       browser ??= launch();
@@ -141,6 +161,20 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
       }
     } finally {
       opening -= 1;
+    }
+  };
+
+  /**
+   * A page in a free slot of the pool. When none could be opened and no page is left to be handed
+   * back, the renders queued behind it would wait forever: they fail with the same reason (a
+   * browser that did not start), and the next render tries again.
+   */
+  const openPage = async (): Promise<Page> => {
+    try {
+      return await openPageInSlot();
+    } catch (error) {
+      if (pages.size + opening === 0) for (const waiter of waiting.splice(0)) waiter.reject(error);
+      throw error;
     }
   };
 
@@ -210,6 +244,7 @@ export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolS
       return pdf;
     },
     warm: async () => {
+      if (closed) throw new Error('The PDF renderer is closed');
       // A page's first print starts its renderer process: done here, it is not a customer's wait.
       const opened = await Promise.all(Array.from({ length: Math.max(0, pagePoolSize - pages.size - opening) }, () => openPage()));
       await Promise.all(opened.map((page) => printThenRelease(page, WARM_UP_JOB)));
