@@ -98,8 +98,9 @@ export const ensureDatabaseExists = async (url: string): Promise<void> => {
     try {
       await client.query(`create database "${name.replaceAll('"', '""')}"`);
     } catch (error) {
-      // Another process created it between our check and our create.
-      if ((error as { code?: string }).code !== '42P04') throw error;
+      // Another process created it between our check and our create: PostgreSQL says so with
+      // 42P04, or, when both creates ran at once, with the catalog's unique index (23505).
+      if (!['42P04', '23505'].includes((error as { code?: string }).code ?? '')) throw error;
     }
   });
 };
