@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
 import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { deferredChildLogger } from './deferred-logger.ts';
 import './request-state.ts';
 import { ApiKeyCache } from './modules/api-keys/api-key.cache.ts';
 import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
@@ -38,6 +39,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     // One line per request (below) instead of Fastify's two: logging must not dominate the hot path.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    ...(logger ? { childLoggerFactory: deferredChildLogger } : {}),
   });
   registerTracing(app, 'gateway');
   registerProblemHandlers(app);

@@ -37,7 +37,9 @@ const copyExcept = (headers: Headers, skipped: ReadonlySet<string>): Headers => 
     const value = headers[name];
     if (value !== undefined && !skipped.has(name)) copy[name] = value;
   }
-  if (headers.connection !== undefined) for (const name of connectionListed(headers)) delete copy[name];
+  const { connection } = headers;
+  // Nearly every client and service sends `keep-alive` (or `close`), which names no other header.
+  if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') for (const name of connectionListed(headers)) delete copy[name];
   return copy;
 };
 
