@@ -19,13 +19,14 @@ export const authenticationHook =
         request.log = request.log.child({ workspace_id: key.workspaceId });
         authorize(key, scope);
       };
-      const address = request.ip ?? '';
+      let address: string;
       try {
         const cached = authenticateFromCache(request.headers.authorization, keys);
         if (cached !== undefined) {
           admit(cached);
           return done();
         }
+        address = request.ip ?? '';
         lookups.assertLookupAllowed(address);
       } catch (error) {
         return done(error as Error);

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { isRecordable, replayableHeaders } from '../idempotency/idempotency.domain.ts';
 import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
+import { exchange, type UpstreamResponse } from './upstream-exchange.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstream-headers.ts';
 import type { Upstream } from './upstreams.ts';
 
@@ -13,8 +14,6 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 
 // A kept-alive connection the upstream closed just as it was reused: a read is safe to send again, once.
 const isStaleConnection = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'UND_ERR_SOCKET';
-
-const readWhole = async (body: Dispatcher.ResponseData['body']): Promise<Buffer> => Buffer.from(await body.arrayBuffer());
 
 export interface ForwarderOptions {
   internalToken: string;
@@ -32,19 +31,19 @@ export type Forward = (request: FastifyRequest, reply: FastifyReply, upstream: U
  * has gone away; other responses are relayed whole when small and streamed when large.
  */
 export const createForwarder = ({ internalToken, idempotency }: ForwarderOptions): Forward => {
-  const send = async (request: FastifyRequest, upstream: Upstream): Promise<Dispatcher.ResponseData> => {
+  const send = async (request: FastifyRequest, upstream: Upstream, bufferMax: number): Promise<UpstreamResponse> => {
     const headers = upstreamRequestHeaders(request, internalToken);
     let body: string | undefined;
     if (request.body !== undefined) {
       body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
     }
-    const options: Dispatcher.RequestOptions = { path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body };
+    const options: Dispatcher.DispatchOptions = { path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body };
     try {
-      return await upstream.pool.request(options);
+      return await exchange(upstream.pool, options, bufferMax);
     } catch (error) {
       if (!(isRead(request.method) && isStaleConnection(error))) throw error;
-      return upstream.pool.request(options);
+      return exchange(upstream.pool, options, bufferMax);
     }
   };
 
@@ -55,37 +54,31 @@ export const createForwarder = ({ internalToken, idempotency }: ForwarderOptions
 
   const forwardRecorded = async (request: FastifyRequest, reply: FastifyReply, upstream: Upstream): Promise<FastifyReply> => {
     const { claim } = request.idempotency!;
-    let status: number;
-    let headers: Record<string, string | string[]>;
-    let body: Buffer;
+    let response: UpstreamResponse;
     try {
-      const response = await send(request, upstream);
-      ({ statusCode: status } = response);
-      headers = replayableHeaders(response.headers);
-      body = await readWhole(response.body);
+      response = await send(request, upstream, Infinity);
     } catch (error) {
       await idempotency.release(claim).catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'could not release an idempotency key'));
       throw unavailable(request, upstream, error, `The ${upstream.name} service is unavailable; retry later with the same Idempotency-Key.`);
     }
+    const recorded = { status: response.status, headers: replayableHeaders(response.headers), body: response.body as Buffer };
     try {
-      await (isRecordable(status) ? idempotency.complete(claim, { status, headers, body }) : idempotency.release(claim));
+      await (isRecordable(recorded.status) ? idempotency.complete(claim, recorded) : idempotency.release(claim));
     } catch (error) {
       // The effect has happened: answer it. The key stays locked until its lease ends.
       request.log.error({ err: error }, 'could not record an idempotent outcome');
     }
-    return reply.code(status).headers(headers).send(body);
+    return reply.code(recorded.status).headers(recorded.headers).send(recorded.body);
   };
 
   const forwardRelayed = async (request: FastifyRequest, reply: FastifyReply, upstream: Upstream): Promise<FastifyReply> => {
-    let response: Dispatcher.ResponseData;
-    let whole: Buffer | undefined;
+    let response: UpstreamResponse;
     try {
-      response = await send(request, upstream);
-      if (Number(response.headers['content-length']) <= BUFFERED_BODY_MAX) whole = await readWhole(response.body);
+      response = await send(request, upstream, BUFFERED_BODY_MAX);
     } catch (error) {
       throw unavailable(request, upstream, error, 'The service behind this route is unavailable; retry later.');
     }
-    return reply.code(response.statusCode).headers(downstreamResponseHeaders(response.headers)).send(whole ?? response.body);
+    return reply.code(response.status).headers(downstreamResponseHeaders(response.headers)).send(response.body);
   };
 
   return (request, reply, upstream) => (request.idempotency === null ? forwardRelayed(request, reply, upstream) : forwardRecorded(request, reply, upstream));
