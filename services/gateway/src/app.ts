@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
 import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
+import { deferredChildLogger } from './deferred-logger.ts';
 import './request-state.ts';
 import { ApiKeyCache } from './modules/api-keys/api-key.cache.ts';
 import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
@@ -11,9 +12,9 @@ import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
-import { routeOperations } from './modules/routing/operation-table.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
-import { registerProxyRoutes } from './modules/routing/proxy.routes.ts';
+import { createForwarder } from './modules/routing/forwarder.ts';
+import { registerOperationRoutes } from './modules/routing/operation.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
 import { writeGuardHook } from './modules/routing/write-guard.hook.ts';
 import { fastifyTrustProxy } from './trust-proxy.ts';
@@ -26,7 +27,6 @@ export interface GatewayDeps {
 
 const KEY_CACHE_MAX_ENTRIES = 10_000;
 const PURGE_INTERVAL_MS = 15 * 60_000;
-const OPEN_ROUTE = { config: { rateLimit: false } } as const;
 
 /**
  * The API gateway: authenticates API keys, checks scopes, rate-limits per key (per client address
@@ -39,6 +39,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     // One line per request (below) instead of Fastify's two: logging must not dominate the hot path.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    ...(logger ? { childLoggerFactory: deferredChildLogger } : {}),
   });
   registerTracing(app, 'gateway');
   registerProblemHandlers(app);
@@ -55,7 +56,6 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   const idempotency = createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const upstreams = createUpstreams(config, OPERATIONS);
 
-  app.decorateRequest('operation', null);
   app.decorateRequest('principal', null);
   app.decorateRequest('idempotency', null);
 
@@ -63,25 +63,15 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     reply.header('x-request-id', request.id);
     done();
   });
-  // Each public route gets its own hooks, bound to its operations: a read pays for authentication
-  // and nothing else, and no request looks its operation up by name.
-  const guardWrite = writeGuardHook(idempotency);
-  const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
-  app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat();
-    const served = routeOperations(OPERATIONS, route.url, methods);
-    if (served === undefined) return;
-    route.onRequest = [authenticationHook(served, keys, keyLookups), ...[route.onRequest ?? []].flat()];
-    if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preHandler = [guardWrite, ...[route.preHandler ?? []].flat()];
-  });
-  // Registered after the hook above, so that its own per-route hook runs after authentication.
-  await registerRateLimits(app, {
+  const limitRate = await registerRateLimits(app, {
     perKey: config.RATE_LIMIT_MAX,
     perAddress: config.PUBLIC_RATE_LIMIT_MAX,
     windowMs: config.RATE_LIMIT_WINDOW_MS,
     redisUrl: config.REDIS_URL,
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
+  const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency) };
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
@@ -89,9 +79,9 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     });
   }
 
-  registerMetrics(app, 'gateway', OPEN_ROUTE);
-  app.get('/healthz', OPEN_ROUTE, async () => ({ status: 'ok' }));
-  app.get('/readyz', OPEN_ROUTE, async () => {
+  registerMetrics(app, 'gateway');
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => {
     try {
       await pingDatabase(orm);
     } catch (error) {
@@ -107,13 +97,18 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   });
 
   const openApiDocument = JSON.stringify(buildOpenApiDocument({ serverUrl: config.ownOrigin }));
-  const gatewayOperations = OPERATIONS.filter((operation) => operation.service === 'gateway');
-  for (const operation of gatewayOperations) {
-    if (operation.operationId !== 'getOpenApiDocument') throw new Error(`The gateway has no handler for ${operation.operationId}`);
-    app.get(operation.path, (_request, reply) => reply.type('application/json').send(openApiDocument));
-  }
-  await registerApiReference(app, getOpenApiDocument.path);
-  await registerProxyRoutes(app, { operations: OPERATIONS, upstreams, idempotency, internalToken: config.INTERNAL_TOKEN });
+  registerOperationRoutes(app, {
+    operations: OPERATIONS,
+    upstreams,
+    guards,
+    forward: createForwarder({ internalToken: config.INTERNAL_TOKEN, idempotency }),
+    ownHandlers: { [getOpenApiDocument.operationId]: (_request, reply) => reply.type('application/json').send(openApiDocument) },
+  });
+  // The reference is public, like the document it reads: limited per client address.
+  await app.register(async (reference) => {
+    reference.addHook('onRequest', limitRate);
+    await registerApiReference(reference, getOpenApiDocument.path);
+  });
 
   let purgeTimer: NodeJS.Timeout | undefined;
   const purgeIdempotencyRecords = async () => {

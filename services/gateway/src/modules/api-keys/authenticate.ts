@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '@invoicing/contracts';
 import { AppError } from '@invoicing/service-kit';
 import type { ActiveKey, ApiKeyCache } from './api-key.cache.ts';
@@ -23,7 +23,7 @@ const tokenOf = (authorization: string | undefined): string => {
 
 const verify = (token: string, key: ActiveKey | undefined): ActiveKey => {
   // The stored hash is compared in constant time: timing reveals nothing about how close a guess was.
-  if (key === undefined || !timingSafeEqual(createHash('sha256').update(token).digest(), key.keyHash)) throw invalidKey();
+  if (key === undefined || !timingSafeEqual(hash('sha256', token, 'buffer'), key.keyHash)) throw invalidKey();
   return key;
 };
 

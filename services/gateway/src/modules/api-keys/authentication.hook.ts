@@ -1,43 +1,41 @@
+import type { Scope } from '@invoicing/contracts';
 import type { onRequestHookHandler } from 'fastify';
-import type { RouteOperations } from '../routing/operation-table.ts';
 import type { ActiveKey, ApiKeyCache } from './api-key.cache.ts';
 import { authenticate, authenticateFromCache, authorize } from './authenticate.ts';
 import type { KeyLookupBudget } from './key-lookup-budget.ts';
 
 /**
- * The first hook of every public route: names the operation, then authenticates and authorizes
- * the key when the operation has a scope. A key the cache knows costs no promise; one it does not
- * know is looked up in the database unless its client address has sent too many bad keys lately,
- * so a flood of made-up keys is refused with 429 instead of becoming a flood of queries.
+ * The first hook of every route whose operation has a scope: authenticates the key and checks the
+ * scope. A key the cache knows costs no promise; one it does not know is looked up in the database
+ * unless its client address has sent too many bad keys lately, so a flood of made-up keys is
+ * refused with 429 instead of becoming a flood of queries.
  */
-export const authenticationHook = (served: RouteOperations, keys: ApiKeyCache, lookups: KeyLookupBudget): onRequestHookHandler =>
-  function authenticateRequest(request, _reply, done) {
-    const operation = served[request.method];
-    if (operation === undefined) return done();
-    request.operation = operation;
-    const { scope } = operation;
-    if (scope === null) return done();
-    const admit = (key: ActiveKey) => {
-      request.principal = key;
-      request.log = request.log.child({ workspace_id: key.workspaceId });
-      authorize(key, scope);
-    };
-    const address = request.ip ?? '';
-    try {
-      const cached = authenticateFromCache(request.headers.authorization, keys);
-      if (cached !== undefined) {
-        admit(cached);
-        return done();
+export const authenticationHook =
+  (keys: ApiKeyCache, lookups: KeyLookupBudget) =>
+  (scope: Scope): onRequestHookHandler =>
+    function authenticateRequest(request, _reply, done) {
+      const admit = (key: ActiveKey) => {
+        request.principal = key;
+        request.log = request.log.child({ workspace_id: key.workspaceId });
+        authorize(key, scope);
+      };
+      let address: string;
+      try {
+        const cached = authenticateFromCache(request.headers.authorization, keys);
+        if (cached !== undefined) {
+          admit(cached);
+          return done();
+        }
+        address = request.ip ?? '';
+        lookups.assertLookupAllowed(address);
+      } catch (error) {
+        return done(error as Error);
       }
-      lookups.assertLookupAllowed(address);
-    } catch (error) {
-      return done(error as Error);
-    }
-    authenticate(request.headers.authorization, keys)
-      .then(admit, (error: unknown) => {
-        lookups.recordFailure(address);
-        throw error;
-      })
-      .then(() => done(), done);
-    return undefined;
-  };
+      authenticate(request.headers.authorization, keys)
+        .then(admit, (error: unknown) => {
+          lookups.recordFailure(address);
+          throw error;
+        })
+        .then(() => done(), done);
+      return undefined;
+    };

@@ -1,7 +1,6 @@
 import { newId, type Orm } from '@invoicing/service-kit';
 import { sql } from 'kysely';
 import type { RecordedResponse } from './idempotency.domain.ts';
-import { IdempotencyRecord } from './idempotency.entity.ts';
 
 /** The right of one request to run with a key, until it completes, is released, or its lease ends. */
 export interface Claim {
@@ -24,35 +23,60 @@ export interface ClaimRequest {
   ttlHours: number;
 }
 
-/**
- * Claims the key in one statement: a new key, a record past its time to live, or an in-flight
- * record of the same request whose lease ran out (its gateway died) is taken; anything else is not.
- */
-export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<Claim | undefined> => {
-  const lockToken = newId();
-  const { rows } = await sql<{ lock_token: string }>`
-    insert into gateway.idempotency_records (id, workspace_id, key, fingerprint, state, lock_token, locked_until)
-    values (${newId()}, ${request.workspaceId}, ${request.key}, ${request.fingerprint}, 'in_flight', ${lockToken},
-            now() + ${request.leaseMs}::integer * interval '1 millisecond')
-    on conflict (workspace_id, key) do update set
-      fingerprint = excluded.fingerprint, state = 'in_flight', lock_token = excluded.lock_token,
-      locked_until = excluded.locked_until, created_at = now(), completed_at = null,
-      response_status = null, response_headers = null, response_body = null
-    where (idempotency_records.state = 'in_flight' and idempotency_records.locked_until < now()
-           and idempotency_records.fingerprint = excluded.fingerprint)
-       or idempotency_records.created_at < now() - ${request.ttlHours}::integer * interval '1 hour'
-    returning lock_token`.execute(orm.em.getKysely());
-  return rows.length === 1 ? { workspaceId: request.workspaceId, key: request.key, lockToken } : undefined;
-};
+export type ClaimAttempt =
+  | { kind: 'claimed'; claim: Claim }
+  /** The key is held by the record of another request, or of this one. */
+  | { kind: 'held'; record: ExistingRecord }
+  /** Another request claimed the key and released it again while this one looked: try again. */
+  | { kind: 'released' };
 
-export const findRecord = async (orm: Orm, workspaceId: string, key: string): Promise<ExistingRecord | undefined> => {
-  const record = await orm.em.fork().findOne(IdempotencyRecord, { workspace: workspaceId, key });
-  if (!record) return undefined;
+interface ClaimRow {
+  claimed: boolean;
+  fingerprint: string | null;
+  state: 'in_flight' | 'completed' | null;
+  response_status: number | null;
+  response_headers: Record<string, string | string[]> | null;
+  response_body: Buffer | null;
+}
+
+/**
+ * Claims the key, or reads what holds it, in one statement (one round trip either way): a new
+ * key, a record past its time to live, or an in-flight record of the same request whose lease ran
+ * out (its gateway died) is taken; anything else is returned as it stands. The read shares the
+ * statement's snapshot, so a record committed by another request while this one ran may be
+ * missing from it: that is `released`, and the caller tries again.
+ */
+export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAttempt> => {
+  const lockToken = newId();
+  const { rows } = await sql<ClaimRow>`
+    with claimed as (
+      insert into gateway.idempotency_records (id, workspace_id, key, fingerprint, state, lock_token, locked_until)
+      values (${newId()}, ${request.workspaceId}, ${request.key}, ${request.fingerprint}, 'in_flight', ${lockToken},
+              now() + ${request.leaseMs}::integer * interval '1 millisecond')
+      on conflict (workspace_id, key) do update set
+        fingerprint = excluded.fingerprint, state = 'in_flight', lock_token = excluded.lock_token,
+        locked_until = excluded.locked_until, created_at = now(), completed_at = null,
+        response_status = null, response_headers = null, response_body = null
+      where (idempotency_records.state = 'in_flight' and idempotency_records.locked_until < now()
+             and idempotency_records.fingerprint = excluded.fingerprint)
+         or idempotency_records.created_at < now() - ${request.ttlHours}::integer * interval '1 hour'
+      returning 1
+    )
+    select true as claimed, null as fingerprint, null as state, null::smallint as response_status,
+           null::jsonb as response_headers, null::bytea as response_body
+    from claimed
+    union all
+    select false, fingerprint, state, response_status, response_headers, response_body
+    from gateway.idempotency_records
+    where workspace_id = ${request.workspaceId} and key = ${request.key} and not exists (select from claimed)`.execute(orm.em.getKysely());
+  const [row] = rows;
+  if (row === undefined) return { kind: 'released' };
+  if (row.claimed) return { kind: 'claimed', claim: { workspaceId: request.workspaceId, key: request.key, lockToken } };
   const response =
-    record.state === 'completed' && record.responseStatus !== null && record.responseStatus !== undefined
-      ? { status: record.responseStatus, headers: record.responseHeaders ?? {}, body: record.responseBody ?? Buffer.alloc(0) }
+    row.state === 'completed' && row.response_status !== null
+      ? { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? Buffer.alloc(0) }
       : undefined;
-  return { fingerprint: record.fingerprint, state: record.state, response };
+  return { kind: 'held', record: { fingerprint: row.fingerprint!, state: row.state!, response } };
 };
 
 /** Records the outcome for replay; a claim taken over meanwhile (lease ended) records nothing. */

@@ -1,6 +1,6 @@
 import { AppError, type Orm } from '@invoicing/service-kit';
 import type { RecordedResponse } from './idempotency.domain.ts';
-import { claimKey, completeClaim, findRecord, purgeExpiredRecords, releaseClaim, type Claim } from './idempotency.repository.ts';
+import { claimKey, completeClaim, purgeExpiredRecords, releaseClaim, type Claim } from './idempotency.repository.ts';
 
 export type { Claim };
 
@@ -12,7 +12,7 @@ export interface IdempotencySettings {
   ttlHours: number;
 }
 
-// Between a failed claim and the read, the holder may release the key; that race is retried, briefly.
+// A key released (or first recorded) by another request while the claim ran is retried, briefly.
 const CLAIM_ATTEMPTS = 3;
 
 export const createIdempotencyService = (orm: Orm, { leaseMs, ttlHours }: IdempotencySettings) => ({
@@ -22,10 +22,10 @@ export const createIdempotencyService = (orm: Orm, { leaseMs, ttlHours }: Idempo
    */
   begin: async (workspaceId: string, key: string, fingerprint: string): Promise<BeginOutcome> => {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      const claim = await claimKey(orm, { workspaceId, key, fingerprint, leaseMs, ttlHours });
-      if (claim) return { kind: 'claimed', claim };
-      const record = await findRecord(orm, workspaceId, key);
-      if (!record) continue;
+      const attempted = await claimKey(orm, { workspaceId, key, fingerprint, leaseMs, ttlHours });
+      if (attempted.kind === 'claimed') return { kind: 'claimed', claim: attempted.claim };
+      if (attempted.kind === 'released') continue;
+      const { record } = attempted;
       if (record.fingerprint !== fingerprint) {
         throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with another request (method, path or body); use a new key.');
       }

@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@invoicing/service-kit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { connectRateLimitRedis } from './rate-limit-redis.ts';
 
 export interface RateLimits {
@@ -22,20 +22,22 @@ export interface RateLimits {
 const clientAddressOf = (request: FastifyRequest) => normalizeIP(request.ip ?? '');
 
 /**
- * Limits every route registered after it (the probes opt out with `config: { rateLimit: false }`):
+ * The rate-limit hook for the routes that declare it (after authentication, which names the budget):
  * a request with an API key counts against that key's budget, one without (a public invoice page)
- * against its client address's, so page readers cannot spend a key's budget nor a key theirs.
- * Register it after the hook that authenticates: its own per-route hook must run after that one.
+ * against its client address's, so page readers cannot spend a key's budget nor a key theirs. One
+ * hook, one store: every route counts against the same budgets.
  *
  * With `redisUrl` the counters are shared, so the limits hold for a key or address in total,
  * whichever replica a request reaches. Should Redis fail, requests pass uncounted rather than
  * fail: losing the limit for a while is better than losing the API.
  */
-export const registerRateLimits = async (app: FastifyInstance, limits: RateLimits) => {
+export const registerRateLimits = async (app: FastifyInstance, limits: RateLimits): Promise<onRequestHookHandler> => {
   const windowSeconds = limits.windowMs / 1000;
   const redis = limits.redisUrl === undefined ? undefined : await connectRateLimitRedis(limits.redisUrl, app.log);
   if (redis) app.addHook('onClose', async () => redis.close());
   await app.register(rateLimit, {
+    // Routes declare the hook themselves (route-hooks.ts), whatever the order of registration.
+    global: false,
     timeWindow: limits.windowMs,
     ...(redis && { redis: redis.client, nameSpace: limits.redisKeyPrefix, skipOnError: true }),
     // Key ids are UUIDs and addresses never are: a key and an address cannot share a counter.
@@ -48,4 +50,5 @@ export const registerRateLimits = async (app: FastifyInstance, limits: RateLimit
       return new AppError('rate_limited', `Rate limit of ${context.max} requests per ${windowSeconds} s for ${counted} exceeded; retry in ${context.after}.`);
     },
   });
+  return app.rateLimit() as onRequestHookHandler;
 };

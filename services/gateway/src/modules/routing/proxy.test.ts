@@ -85,6 +85,31 @@ describe('forwarding', () => {
     expect(response.rawPayload.equals(pdf)).toBe(true);
   });
 
+  it('answers HEAD of a large body (a PDF) with its length and no body', async () => {
+    const pdf = Buffer.alloc(300 * 1024, 7);
+    fixture.upstream.answerWith(() => ({ status: 200, body: pdf, headers: { 'content-type': 'application/pdf' } }));
+    const response = await fixture.gateway.app.inject({ method: 'HEAD', url: '/api/v1/invoices/in_1/pdf', headers: bearer(key) });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/pdf');
+    expect(response.headers['content-length']).toBe(String(pdf.length));
+    expect(response.rawPayload.length).toBe(0);
+  });
+
+  it('forwards no hop-by-hop header, nor one the client names in Connection', async () => {
+    fixture.upstream.answerWith(() => ({ status: 200, body: {} }));
+    await fixture.gateway.app.inject({
+      method: 'GET',
+      url: '/api/v1/customers',
+      headers: { ...bearer(key), connection: 'keep-alive, x-hop', 'x-hop': 'only to the gateway', 'proxy-connection': 'keep-alive', 'x-end-to-end': 'kept' },
+    });
+
+    const { headers } = lastReceived();
+    expect(headers['x-hop']).toBeUndefined();
+    expect(headers['proxy-connection']).toBeUndefined();
+    expect(headers['x-end-to-end']).toBe('kept');
+  });
+
   it('authenticates HEAD like the GET of the same path', async () => {
     fixture.upstream.answerWith(() => ({ status: 200, body: { data: {} } }));
     const anonymous = await fixture.gateway.app.inject({ method: 'HEAD', url: '/api/v1/customers/cus_1' });

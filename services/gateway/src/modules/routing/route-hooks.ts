@@ -1,0 +1,28 @@
+import type { Idempotency, Operation, Scope } from '@invoicing/contracts';
+import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+
+/** The checks a public route may run, each made once for the whole app. */
+export interface RouteGuards {
+  /** Authenticates the API key and checks that it holds the scope. */
+  authenticate: (scope: Scope) => onRequestHookHandler;
+  /** Counts the request against its key's budget, or its client address's without a key. */
+  limitRate: onRequestHookHandler;
+  /** Refuses a body that is not a JSON object, then applies the Idempotency-Key rule. */
+  guardWrite: (rule: Idempotency) => preHandlerHookHandler;
+}
+
+export interface RouteHooks {
+  onRequest: onRequestHookHandler[];
+  preHandler: preHandlerHookHandler[];
+}
+
+/**
+ * The hooks of an operation's route, read from its contract entry: authentication and scope when
+ * it has a scope, then the rate limit (after authentication, which names the budget: the key's, or
+ * without one the client address's), and for a write the body and Idempotency-Key checks once the
+ * body is parsed. Each route carries exactly these, in this order, whatever else is registered.
+ */
+export const routeHooksOf = (operation: Operation, guards: RouteGuards): RouteHooks => ({
+  onRequest: operation.scope === null ? [guards.limitRate] : [guards.authenticate(operation.scope), guards.limitRate],
+  preHandler: operation.method === 'GET' ? [] : [guards.guardWrite(operation.idempotency)],
+});
