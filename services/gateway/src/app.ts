@@ -119,8 +119,9 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
       app.log.warn({ err: error }, 'could not purge idempotency records');
     }
   };
+  // Not at once: a gateway listens before its migrations have run (it waits for its database), so
+  // the first purge comes one interval after start.
   app.addHook('onReady', async () => {
-    await purgeIdempotencyRecords();
     purgeTimer = setInterval(purgeIdempotencyRecords, PURGE_INTERVAL_MS).unref();
   });
   app.addHook('onClose', async () => {
