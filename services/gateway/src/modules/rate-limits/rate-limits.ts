@@ -1,7 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@invoicing/service-kit';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { connectRateLimitRedis } from './rate-limit-redis.ts';
 
 export interface RateLimits {
   /** Requests per API key per window. */
@@ -33,7 +32,8 @@ const clientAddressOf = (request: FastifyRequest) => normalizeIP(request.ip ?? '
  */
 export const registerRateLimits = async (app: FastifyInstance, limits: RateLimits): Promise<onRequestHookHandler> => {
   const windowSeconds = limits.windowMs / 1000;
-  const redis = limits.redisUrl === undefined ? undefined : await connectRateLimitRedis(limits.redisUrl, app.log);
+  // ioredis is loaded only by a gateway that counts in Redis: one process alone never needs it.
+  const redis = limits.redisUrl === undefined ? undefined : await (await import('./rate-limit-redis.ts')).connectRateLimitRedis(limits.redisUrl, app.log);
   if (redis) app.addHook('onClose', async () => redis.close());
   await app.register(rateLimit, {
     // Routes declare the hook themselves (route-hooks.ts), whatever the order of registration.
