@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import '@invoicing/testing';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
-import { ensureDatabaseExists } from './database.ts';
+import { DATABASE_CONNECT_TIMEOUT_MS, ensureDatabaseExists, openDatabase } from './database.ts';
 
 const onServer = (database: string) => Object.assign(new URL(inject('databaseServerUrl')), { pathname: `/${database}` }).toString();
 
@@ -19,6 +19,21 @@ describe('ensureDatabaseExists', () => {
       await client.connect();
       await client.query(`drop database if exists "${name}" with (force)`);
       await client.end();
+    }
+  });
+});
+
+describe('the connection pool', () => {
+  it('queues a burst larger than the pool on a slow database instead of failing it after the connect timeout', async () => {
+    const sut = await openDatabase({ url: onServer('postgres'), schema: 'public', entities: [], migrations: [], poolSize: 2 });
+    try {
+      // Six statements of 0.8 s on two connections: the last waits about 2 s for a free one.
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => sut.em.fork().execute('select pg_sleep(0.8)')));
+      expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String(outcome.reason) : 'ok'))).toEqual(Array(6).fill('ok'));
+      expect(performance.now() - started).toBeGreaterThan(DATABASE_CONNECT_TIMEOUT_MS);
+    } finally {
+      await sut.close(true);
     }
   });
 });

@@ -15,10 +15,25 @@ export interface DatabaseOptions {
 }
 
 /**
- * Longest wait for a connection, new or from the pool: with PostgreSQL away, a request fails with a
+ * Longest wait for a new connection to PostgreSQL: with PostgreSQL away, a request fails with a
  * 503 within this time instead of hanging until the operating system gives up on the connect.
  */
 export const DATABASE_CONNECT_TIMEOUT_MS = 1_500;
+
+/**
+ * Longest wait for a free connection of the pool. Apart from the connect timeout, so that a busy but
+ * healthy database queues requests (a burst of clients larger than the pool) instead of failing them
+ * with 503s after 1.5 s; a request that needs a new connection still fails within the connect timeout.
+ */
+export const DATABASE_ACQUIRE_TIMEOUT_MS = 10_000;
+
+/** pg-pool gives its own timeout to every client it makes; this one keeps the connect's short. */
+class BrieflyConnectingClient extends pg.Client {
+  constructor(config: pg.ClientConfig) {
+    // The pool keeps the password as a hidden property, which a spread would drop.
+    super({ ...config, password: config.password, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
+  }
+}
 
 /** `database at host:port`: how every message names the database, without its credentials. */
 export const describeDatabase = (url: string): string => {
@@ -65,8 +80,9 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
       entities,
       extensions: [Migrator],
       pool: { min: 0, max: poolSize },
-      // pg-pool options. Errors of idle clients are MikroORM's to catch (it listens on the pool and its clients).
-      driverOptions: { connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS, keepAlive: true },
+      // pg-pool options (its connectionTimeoutMillis bounds the wait for a free connection). Errors of
+      // idle clients are MikroORM's to catch (it listens on the pool and its clients).
+      driverOptions: { connectionTimeoutMillis: DATABASE_ACQUIRE_TIMEOUT_MS, keepAlive: true, Client: BrieflyConnectingClient },
       forceUtcTimezone: true,
       // A service may do all its work in SQL (a relay, a worker) and declare no entity.
       discovery: { warnWhenNoEntities: false },
