@@ -51,6 +51,11 @@ const shouldRetry = async (response: Response) => response.status === 429 || res
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The loop is hand-made rather than p-retry (9.0.0) for two reasons: a 429 names its own wait in
+ * Retry-After, and p-retry's delays come only from its schedule; and its `randomize` multiplies
+ * by 1–2 then caps at `maxTimeout`, so clients that reached the cap retry in step, where the
+ * spread below (half to all of the backoff) keeps them apart.
+ *
  * Sends a request again only when doing so cannot do something twice: a read, or a write under
  * an Idempotency-Key (the gateway answers a repeat with the first outcome). A lost connection,
  * 429 (after its Retry-After), 503 and a key still in use are retried; anything else is final.

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
+import pRetry from 'p-retry';
 import { AppError } from './app-error.ts';
 import { isConnectionError } from './problem.ts';
 
@@ -84,8 +85,8 @@ export class StartUp {
   readonly #steps: StartUpSteps;
   readonly #retry: RetrySchedule;
   #waitingFor: string | undefined = 'starting: the database steps have not run yet';
-  #closed = false;
-  #wake: (() => void) | undefined;
+  /** Aborted when the app closes: a retry waiting out its delay stops at once. */
+  readonly #closing = new AbortController();
 
   constructor(steps: StartUpSteps, retry: RetrySchedule = DATABASE_RETRY) {
     this.#steps = steps;
@@ -100,8 +101,7 @@ export class StartUp {
     });
     // Closing while waiting for the database stops the retries, and the workers never start.
     steps.app.addHook('onClose', async () => {
-      this.#closed = true;
-      this.#wake?.();
+      this.#closing.abort();
     });
   }
 
@@ -113,41 +113,36 @@ export class StartUp {
   /** Retries the database steps until they succeed, then starts the workers and opens the gate. */
   async run(): Promise<void> {
     const { app, prepareDatabase, startWorkers } = this.#steps;
-    let delayMs = this.#retry.firstDelayMs;
+    const closing = this.#closing.signal;
     let loggedAt = Number.NEGATIVE_INFINITY;
     let loggedReason: string | undefined;
-    for (;;) {
-      if (this.#closed) return;
-      try {
-        await prepareDatabase();
-        break;
-      } catch (error) {
-        if (this.#closed) return;
-        if (!isConnectionError(error)) throw error;
-        const reason = (error as Error).message;
-        this.#waitingFor = reason;
-        if (reason !== loggedReason || Date.now() - loggedAt >= this.#retry.logEveryMs) {
-          app.log.warn(`${reason}; retrying (every ${this.#retry.maxDelayMs / 1000} s at most) and answering 503 until it answers`);
-          loggedAt = Date.now();
-          loggedReason = reason;
-        }
-        await this.#sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, this.#retry.maxDelayMs);
-      }
+    try {
+      await pRetry(prepareDatabase, {
+        retries: Number.POSITIVE_INFINITY,
+        minTimeout: this.#retry.firstDelayMs,
+        maxTimeout: this.#retry.maxDelayMs,
+        factor: 2,
+        signal: closing,
+        // Only a lost connection is worth waiting out; anything else rejects `run` with it.
+        shouldRetry: ({ error }) => isConnectionError(error),
+        onFailedAttempt: ({ error }) => {
+          if (!isConnectionError(error) || closing.aborted) return;
+          const reason = error.message;
+          this.#waitingFor = reason;
+          if (reason !== loggedReason || Date.now() - loggedAt >= this.#retry.logEveryMs) {
+            app.log.warn(`${reason}; retrying (every ${this.#retry.maxDelayMs / 1000} s at most) and answering 503 until it answers`);
+            loggedAt = Date.now();
+            loggedReason = reason;
+          }
+        },
+      });
+    } catch (error) {
+      if (closing.aborted) return;
+      throw error;
     }
-    if (this.#closed) return;
+    if (closing.aborted) return;
     await startWorkers();
     this.#waitingFor = undefined;
     if (loggedReason !== undefined) app.log.info('the database answers again: migrations applied, workers started, ready');
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 }

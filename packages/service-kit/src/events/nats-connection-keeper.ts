@@ -39,6 +39,9 @@ const FIRST_RETRY_DELAY_MS = 250;
 const MAX_RETRY_DELAY_MS = 2_000;
 const DRAIN_TIMEOUT_MS = 5_000;
 
+// Hand-made rather than p-retry (9.0.0): its `randomize` multiplies by 1–2 and then caps at
+// `maxTimeout`, so once the backoff reaches the cap every replica waits exactly 2 s again and
+// knocks at the same instant, the herd the ±20 % below exists to break up.
 const delayBeforeAttempt = (attempt: number): number => {
   const delay = Math.min(FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
   // ±20 %, so the replicas of a fleet do not all knock at the same instant when NATS comes back.

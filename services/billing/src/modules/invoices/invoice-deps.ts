@@ -1,6 +1,7 @@
 import { parsePublicId } from '@invoicing/contracts';
 import { notFound } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import pRetry from 'p-retry';
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
 import { localDateOf, type Clock, type LocalDate } from '../../shared/clock.ts';
@@ -51,14 +52,8 @@ export class StaleRead extends Error {
 
 /**
  * Runs a use case that reads, calls the catalog, then locks and writes: when the row changed in
- * between (StaleRead), it runs again with fresh reads, a few times at most.
+ * between (StaleRead), it runs again with fresh reads, a few times at most. At once, without a
+ * delay: the write that raced it has committed, so the next read sees it.
  */
-export const retryingStaleReads = async <T>(run: () => Promise<T>, attempts = 3): Promise<T> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      if (!(error instanceof StaleRead) || attempt >= attempts) throw error;
-    }
-  }
-};
+export const retryingStaleReads = <T>(run: () => Promise<T>, attempts = 3): Promise<T> =>
+  pRetry(() => run(), { retries: attempts - 1, minTimeout: 0, shouldRetry: ({ error }) => error instanceof StaleRead });

@@ -1,3 +1,4 @@
+import { PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { normalizePdf, toPdfDate } from './pdf-metadata.domain.ts';
 
@@ -46,5 +47,11 @@ describe('normalizePdf', () => {
 
   it('writes PDF dates in UTC', () => {
     expect(toPdfDate(new Date('2026-01-02T03:04:05.678Z'))).toBe("D:20260102030405+00'00'");
+    expect(toPdfDate(new Date('2026-12-31T23:59:59+05:00'))).toBe("D:20261231185959+00'00'");
+  });
+
+  it('writes dates a PDF reader takes for the same instant, to the second', () => {
+    const at = new Date('2026-11-20T09:30:07.999Z');
+    expect(PDFString.of(toPdfDate(at)).decodeDate()).toEqual(new Date('2026-11-20T09:30:07.000Z'));
   });
 });

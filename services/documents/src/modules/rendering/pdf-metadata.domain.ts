@@ -1,3 +1,5 @@
+import { PDFString } from 'pdf-lib';
+
 // Chromium's PDFs depend on the HTML and the fonts, except in two places that this module makes
 // deterministic, so that a re-render from the same snapshot and template is byte-identical:
 //  - the Info dictionary's `/CreationDate` and `/ModDate`, the moment of printing
@@ -13,8 +15,12 @@ const NODE_ID_WIDTH = 8;
 const ID_TREE_LEAF = /\/Limits \[\((node\d+)\) \((node\d+)\)\]\n\/Names \[([^\]]*)\]/g;
 const NAME_PAIR = /\((node\d+)\) (\d+ \d+ R)/g;
 
-/** `D:20261120093000+00'00'`: a PDF date (ISO 32000 §7.9.4) in UTC. */
-export const toPdfDate = (at: Date): string => `D:${at.toISOString().slice(0, 19).replace(/[-T:]/g, '')}+00'00'`;
+/**
+ * `D:20261120093000+00'00'`: a PDF date (ISO 32000 §7.9.4) in UTC, as pdf-lib writes it. pdf-lib
+ * says UTC with a bare `Z`; Chromium's slot holds the offset form, `+HH'mm'`, and an in-place
+ * replacement must keep its length, so UTC is spelled `+00'00'` (the same instant).
+ */
+export const toPdfDate = (at: Date): string => PDFString.fromDate(at).asString().replace(/Z$/, "+00'00'");
 
 const sameLength = (original: string, replacement: string, what: string): string => {
   if (original.length !== replacement.length) throw new Error(`Cannot normalize ${what} "${original}": the replacement would move byte offsets`);

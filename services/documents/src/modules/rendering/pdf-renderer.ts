@@ -94,6 +94,13 @@ const withTimeout = <T>(work: Promise<T>, ms: number): Promise<T> => {
  * render). A browser that cannot start fails the renders waiting on it with a 503 `unavailable`,
  * and the next render tries again. A page that fails or crashes is closed and replaced; a browser
  * that dies is launched again on the next render.
+ *
+ * The page pool is hand-made rather than generic-pool's (3.9.0), which is worse at exactly this:
+ * when its factory's create rejects, it keeps every waiting acquire pending and calls create again
+ * at once (`_createResource` → `factoryCreateError` → `_dispense`), so a browser that cannot start
+ * would become a loop of launches (or, failing without I/O, a microtask loop) while renders hang
+ * until an acquire timeout, instead of all failing with one 503 and the next render trying again;
+ * and its `drain` serves the waiting acquires rather than failing them when the service closes.
  */
 export const createChromiumPdfRenderer = ({ executablePath, shellHtml, pagePoolSize, renderTimeoutMs, onError = () => {}, onRendered = () => {} }: ChromiumPdfRendererOptions): PdfRenderer => {
   let browser: Promise<Browser> | undefined;
