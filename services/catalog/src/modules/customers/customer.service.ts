@@ -1,7 +1,7 @@
 import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
-import type { CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';

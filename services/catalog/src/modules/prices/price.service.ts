@@ -1,7 +1,7 @@
 import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
-import { notFound, type CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, notFound, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { productRepository } from '../products/product.repository.ts';
 import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain.ts';

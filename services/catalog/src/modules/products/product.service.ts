@@ -1,7 +1,7 @@
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
-import type { CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
 import { ProductEntity } from './product.entity.ts';
