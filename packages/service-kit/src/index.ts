@@ -21,5 +21,6 @@ export * from './tracing.ts';
 export * from './keyed-writes.ts';
 export * from './request-fingerprint.ts';
 export * from './workspace.ts';
+export * from './clock.ts';
 export * from './by-public-id.ts';
 export * from './list-filters.ts';
