@@ -93,11 +93,17 @@ export const createCursorCodec = (secret: string): CursorCodec => {
  * Orders a list query newest first by (created, id) and takes `limit + 1` rows after `position`;
  * the extra row only tells whether a next page exists. The position is a row comparison, which
  * PostgreSQL turns into a bound on a (workspace_id, created desc, id desc) index, so a deep
- * page costs the same as the first, and rows sharing one `created` are split by id.
+ * page costs the same as the first, and rows sharing one `created` are split by id. A table whose
+ * creation time is not `created` names its property and column (billing's `createdAt`, `created_at`).
  */
-export const newestFirstPage = <Row extends KeysetPosition>(qb: QueryBuilder<Row>, position: KeysetPosition | undefined, limit: number) => {
-  if (position) qb.andWhere('(created, id) < (?, ?)', [position.created, position.id]);
-  return qb.orderBy({ created: 'desc', id: 'desc' } as never).limit(limit + 1);
+export const newestFirstPage = <Row extends object>(
+  qb: QueryBuilder<Row>,
+  position: KeysetPosition | undefined,
+  limit: number,
+  created: { property: string; column: string } = { property: 'created', column: 'created' },
+) => {
+  if (position) qb.andWhere(`(${created.column}, id) < (?, ?)`, [position.created, position.id]);
+  return qb.orderBy({ [created.property]: 'desc', id: 'desc' } as never).limit(limit + 1);
 };
 
 /**

@@ -20,3 +20,7 @@ export * from './metrics.ts';
 export * from './tracing.ts';
 export * from './keyed-writes.ts';
 export * from './request-fingerprint.ts';
+export * from './workspace.ts';
+export * from './clock.ts';
+export * from './by-public-id.ts';
+export * from './list-filters.ts';

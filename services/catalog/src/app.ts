@@ -1,4 +1,4 @@
-import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, type Orm } from '@invoicing/service-kit';
+import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, systemClock, type Clock, type Orm } from '@invoicing/service-kit';
 import { CATALOG_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerCustomerRoutes } from './modules/customers/customer.routes.ts';
@@ -7,7 +7,6 @@ import { registerPriceRoutes } from './modules/prices/price.routes.ts';
 import { priceService } from './modules/prices/price.service.ts';
 import { registerProductRoutes } from './modules/products/product.routes.ts';
 import { productService } from './modules/products/product.service.ts';
-import { systemClock, type Clock } from './shared/clock.ts';
 
 export interface CatalogDeps {
   /** Opened on the catalog schema and migrated; the app closes it when it closes. */

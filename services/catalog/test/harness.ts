@@ -32,7 +32,7 @@ export const startCatalog = async (label: string) => {
   const orm = await openCatalogDatabase(database.url, 8);
   await migrateDatabase(orm, CATALOG_SCHEMA, database.url);
   const clock = controllableClock();
-  const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, clock: clock.now });
+  const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, clock });
   await app.ready();
   return {
     app,

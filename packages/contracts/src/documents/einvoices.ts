@@ -61,5 +61,3 @@ export const downloadPublicInvoiceEinvoice = defineOperation({
   errors: [429],
   responses: { 200: { description: 'The XML, as an attachment named after the invoice number.', contentType: XML_CONTENT_TYPE, example: EXAMPLE_UBL } },
 });
-
-export const einvoiceOperations = [downloadInvoiceEinvoice, downloadPublicInvoiceEinvoice];

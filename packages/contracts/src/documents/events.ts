@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventEnvelope } from '../events.ts';
+import type { EventEnvelope } from '../events.ts';
 import { Invoice } from '../billing/invoices.ts';
 
 /** Subjects documents publishes: `<context>.<aggregate>.<past-tense-verb>`. */
@@ -21,9 +21,3 @@ export type DocumentsEventData<S extends DocumentsSubject> = z.infer<(typeof DOC
 
 /** A documents event as it travels: the envelope with `type` = subject and that subject's payload. */
 export type DocumentsEvent<S extends DocumentsSubject = DocumentsSubject> = EventEnvelope<DocumentsEventData<S>> & { type: S };
-
-/** The envelope schema of one subject, for consumers that validate what they receive. */
-export const documentsEventSchema = <S extends DocumentsSubject>(subject: S) =>
-  EventEnvelope.extend({ type: z.literal(subject), data: DOCUMENTS_EVENT_DATA[subject] });
-
-export const isDocumentsSubject = (subject: string): subject is DocumentsSubject => subject in DOCUMENTS_EVENT_DATA;

@@ -1,5 +1,5 @@
 import { parsePublicId, toPublicId } from '@invoicing/contracts';
-import { AppError, callerOf, type Caller } from '@invoicing/service-kit';
+import { callerOf, workspaceIdOf, type Caller } from '@invoicing/service-kit';
 import type { FastifyRequest } from 'fastify';
 
 /** Who acts, in what request: every change records it in the timeline and in its event. */
@@ -19,9 +19,7 @@ export interface Actor {
  */
 export const actorOf = (request: FastifyRequest): Actor => {
   const caller = callerOf(request);
-  const workspaceId = parsePublicId('workspace', caller.workspaceId);
-  if (workspaceId === undefined) throw new AppError('unauthenticated', 'The workspace header is not a workspace ID.');
-  return { workspaceId, keyId: publicKeyId(caller.apiKeyId), requestId: caller.requestId, idempotencyKey: caller.idempotencyKey ?? null };
+  return { workspaceId: workspaceIdOf(caller), keyId: publicKeyId(caller.apiKeyId), requestId: caller.requestId, idempotencyKey: caller.idempotencyKey ?? null };
 };
 
 /** Key ids as the operator command shows them (`key_…`), whichever form the gateway sent. */

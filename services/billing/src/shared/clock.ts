@@ -1,9 +1,5 @@
-/** Where time comes from: the system clock in production, a controllable one in tests. */
-export interface Clock {
-  now: () => Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+// The clock is the kit's; the calendar arithmetic below is billing's own.
+export { systemClock, type Clock } from '@invoicing/service-kit/clock';
 
 /** A calendar date and month as seen in one time zone. */
 export interface LocalDate {

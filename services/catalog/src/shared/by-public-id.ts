@@ -1,5 +1,4 @@
-import { parsePublicId } from '@invoicing/contracts';
-import { notFound } from '@invoicing/service-kit';
+import { loadByPublicId } from '@invoicing/service-kit';
 import { LockMode, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/postgresql';
 
 type CatalogKind = 'customer' | 'product' | 'price';
@@ -9,22 +8,8 @@ interface WorkspaceRow {
 }
 
 /**
- * The row a path ID names, looked up in the caller's workspace by `find`. A malformed ID, another
- * resource's prefix, an unknown ID and another workspace's ID all answer the same 404.
- */
-export const loadByPublicId = async <Row>(
-  kind: CatalogKind,
-  publicId: string,
-  find: (id: string) => Promise<Row | null>,
-): Promise<Row> => {
-  const id = parsePublicId(kind, publicId);
-  const row = id === undefined ? null : await find(id);
-  if (!row) throw notFound(kind, publicId);
-  return row;
-};
-
-/**
- * Locks the row a path ID names in the workspace, applies `change` and commits (404 as above).
+ * Locks the row a path ID names in the workspace, applies `change` and commits (404 as in
+ * `loadByPublicId`).
  * The row lock makes concurrent changes apply one after the other, so none is lost, such as
  * two PATCHes merging different address keys.
  */

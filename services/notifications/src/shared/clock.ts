@@ -1,6 +1,2 @@
-/** Where time comes from: the system clock in production, a controllable one in tests. */
-export interface Clock {
-  now: () => Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+// The kit's clock, named here so that the service's modules keep one import path for it.
+export { systemClock, type Clock } from '@invoicing/service-kit/clock';

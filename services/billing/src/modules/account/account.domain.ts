@@ -10,7 +10,7 @@ import {
   type BusinessSnapshot,
   type UpdateAccountBody,
 } from '@invoicing/contracts';
-import { invalidRequest } from '@invoicing/service-kit';
+import { invalidRequest } from '@invoicing/service-kit/app-error';
 import type { AccountRow } from './account.entity.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };

@@ -1,5 +1,5 @@
 import { defaultTaxCategory, taxGroupKey, type TaxCategory } from '@invoicing/contracts';
-import { invalidRequest } from '@invoicing/service-kit';
+import { invalidRequest } from '@invoicing/service-kit/app-error';
 
 /**
  * Invoice arithmetic (decisions.md, "Money, discount and tax arithmetic"). Everything is an integer:

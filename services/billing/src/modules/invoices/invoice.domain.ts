@@ -15,7 +15,8 @@ import {
   type InvoiceStatus,
   type InvoiceSummary,
 } from '@invoicing/contracts';
-import { invalidRequest, invalidState, newId } from '@invoicing/service-kit';
+import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
+import { newId } from '@invoicing/service-kit/ids';
 import { addDays } from '../../shared/clock.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { computeInvoice, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';

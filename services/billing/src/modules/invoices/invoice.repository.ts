@@ -1,5 +1,5 @@
 import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
-import { captureTraceContext, containsPattern, type KeysetPosition, type TraceCarrier } from '@invoicing/service-kit';
+import { captureTraceContext, containsPattern, newestFirstPage, type KeysetPosition, type TraceCarrier } from '@invoicing/service-kit';
 import type { EntityDictionary } from '@mikro-orm/core';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { BILLING_SCHEMA } from '../../database.ts';
@@ -26,8 +26,7 @@ const pageNewestFirstQuery = (em: EntityManager, workspaceId: string, filter: In
   }
   if (filter.createdFrom) qb.andWhere({ createdAt: { $gte: filter.createdFrom } });
   if (filter.createdUntil) qb.andWhere({ createdAt: { $lte: filter.createdUntil } });
-  if (position) qb.andWhere('(created_at, id) < (?, ?)', [position.created, position.id]);
-  return qb.orderBy({ createdAt: 'desc', id: 'desc' }).limit(limit + 1);
+  return newestFirstPage(qb, position, limit, { property: 'createdAt', column: 'created_at' });
 };
 
 export interface InvoiceFilter {

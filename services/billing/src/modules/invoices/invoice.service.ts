@@ -5,7 +5,7 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { notFound, type CursorCodec } from '@invoicing/service-kit';
+import { notFound, timeBound, type CursorCodec } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
@@ -16,13 +16,6 @@ import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type Invoi
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import { computeInvoice } from './invoice-totals.domain.ts';
-
-/** A date filter bound: a datetime as given, or a date meaning the start (gte) or end (lte) of that UTC day. */
-const createdBound = (value: string | undefined, end: 'start' | 'end'): Date | undefined => {
-  if (value === undefined) return undefined;
-  if (value.length > 10) return new Date(value);
-  return new Date(end === 'start' ? `${value}T00:00:00.000Z` : `${value}T23:59:59.999Z`);
-};
 
 /** Drafts and reads: create, list, retrieve, PATCH, delete, timeline. */
 export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
@@ -55,8 +48,8 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         customerId: query.customer,
         status: query.status,
         q: query.q,
-        createdFrom: createdBound(query['created[gte]'], 'start'),
-        createdUntil: createdBound(query['created[lte]'], 'end'),
+        createdFrom: timeBound(query['created[gte]'], 'start'),
+        createdUntil: timeBound(query['created[lte]'], 'end'),
         today: moment.local.date,
       };
       const pages = cursors.forList('invoices', actor.workspaceId);

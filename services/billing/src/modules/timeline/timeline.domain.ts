@@ -1,5 +1,5 @@
 import type { TimelineEntry } from '@invoicing/contracts';
-import { newId } from '@invoicing/service-kit';
+import { newId } from '@invoicing/service-kit/ids';
 import type { Actor } from '../../shared/actor.ts';
 import type { TimelineEntryRow } from './timeline.entity.ts';
 

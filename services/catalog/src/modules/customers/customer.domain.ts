@@ -1,5 +1,6 @@
 import { electronicAddressProblem, toPublicId, type Address, type CreateCustomerBody, type Customer, type UpdateCustomerBody } from '@invoicing/contracts';
-import { invalidRequest, invalidState, newId } from '@invoicing/service-kit';
+import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
+import { newId } from '@invoicing/service-kit/ids';
 import type { CustomerRow } from './customer.entity.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };

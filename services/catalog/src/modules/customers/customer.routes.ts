@@ -1,6 +1,5 @@
 import { archiveCustomer, createCustomer, listCustomers, retrieveCustomer, updateCustomer } from '@invoicing/contracts';
-import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
-import { workspaceOf } from '../../shared/workspace.ts';
+import { registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { CustomerService } from './customer.service.ts';
 
 export const registerCustomerRoutes = (app: ServiceApp, customers: CustomerService): void => {

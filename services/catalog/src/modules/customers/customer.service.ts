@@ -1,8 +1,7 @@
 import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
-import type { CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, type Clock, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 import { customerRepository } from './customer.repository.ts';
@@ -23,7 +22,7 @@ export const customerService = (em: EntityManager, clock: Clock, cursors: Cursor
     },
 
     create: async (workspaceId: string, body: CreateCustomerBody) => {
-      const row = customers.add(newCustomer(workspaceId, body, clock()));
+      const row = customers.add(newCustomer(workspaceId, body, clock.now()));
       await em.flush();
       return { data: customerView(row) };
     },

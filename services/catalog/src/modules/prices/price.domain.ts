@@ -6,7 +6,8 @@ import {
   type Recurring,
   type UpdatePriceBody,
 } from '@invoicing/contracts';
-import { invalidRequest, newId } from '@invoicing/service-kit';
+import { invalidRequest } from '@invoicing/service-kit/app-error';
+import { newId } from '@invoicing/service-kit/ids';
 import type { PriceRow } from './price.entity.ts';
 
 /** What a price bills: once, or on a schedule that exists exactly when the type is recurring. */

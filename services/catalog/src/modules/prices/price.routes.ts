@@ -1,6 +1,5 @@
 import { archivePrice, createPrice, listPrices, retrievePrice, updatePrice } from '@invoicing/contracts';
-import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
-import { workspaceOf } from '../../shared/workspace.ts';
+import { registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { PriceService } from './price.service.ts';
 
 export const registerPriceRoutes = (app: ServiceApp, prices: PriceService): void => {

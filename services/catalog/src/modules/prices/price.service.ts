@@ -1,8 +1,7 @@
 import { toPublicId, type CreatePriceBody, type ListPricesQuery, type UpdatePriceBody } from '@invoicing/contracts';
-import { notFound, type CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, notFound, type Clock, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import { productRepository } from '../products/product.repository.ts';
 import { archivedPrice, newPrice, priceChanges, priceView } from './price.domain.ts';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
@@ -25,7 +24,7 @@ export const priceService = (em: EntityManager, clock: Clock, cursors: CursorCod
     },
 
     create: async (workspaceId: string, body: CreatePriceBody) => {
-      const row = newPrice(workspaceId, body, clock());
+      const row = newPrice(workspaceId, body, clock.now());
       // Products are archived, never removed, so one that exists now still exists at commit.
       if (!(await products.existsInWorkspace(workspaceId, body.product))) throw notFound('product', toPublicId('product', body.product));
       prices.add(row);

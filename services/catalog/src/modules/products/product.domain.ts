@@ -1,5 +1,5 @@
 import { toPublicId, type CreateProductBody, type Product, type UpdateProductBody } from '@invoicing/contracts';
-import { newId } from '@invoicing/service-kit';
+import { newId } from '@invoicing/service-kit/ids';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProductRow } from './product.entity.ts';
 

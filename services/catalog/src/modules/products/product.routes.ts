@@ -1,6 +1,5 @@
 import { archiveProduct, createProduct, listProducts, retrieveProduct, updateProduct } from '@invoicing/contracts';
-import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
-import { workspaceOf } from '../../shared/workspace.ts';
+import { registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { ProductService } from './product.service.ts';
 
 export const registerProductRoutes = (app: ServiceApp, products: ProductService): void => {

@@ -1,8 +1,7 @@
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from '@invoicing/contracts';
-import type { CursorCodec } from '@invoicing/service-kit';
+import { loadByPublicId, type Clock, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { changeByPublicId, loadByPublicId } from '../../shared/by-public-id.ts';
-import type { Clock } from '../../shared/clock.ts';
+import { changeByPublicId } from '../../shared/by-public-id.ts';
 import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
 import { ProductEntity } from './product.entity.ts';
 import { productRepository } from './product.repository.ts';
@@ -11,7 +10,7 @@ export const productService = (em: EntityManager, clock: Clock, cursors: CursorC
   const products = productRepository(em);
 
   const changeProduct = async (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) => ({
-    data: productView(await changeByPublicId(em, ProductEntity, 'product', workspaceId, publicId, (row) => productChanges(row, proposed, clock()))),
+    data: productView(await changeByPublicId(em, ProductEntity, 'product', workspaceId, publicId, (row) => productChanges(row, proposed, clock.now()))),
   });
 
   return {
@@ -23,7 +22,7 @@ export const productService = (em: EntityManager, clock: Clock, cursors: CursorC
     },
 
     create: async (workspaceId: string, body: CreateProductBody) => {
-      const row = products.add(newProduct(workspaceId, body, clock()));
+      const row = products.add(newProduct(workspaceId, body, clock.now()));
       await em.flush();
       return { data: productView(row) };
     },

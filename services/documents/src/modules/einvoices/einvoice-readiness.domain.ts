@@ -1,5 +1,5 @@
 import { missingEinvoiceFields, type Invoice } from '@invoicing/contracts';
-import type { FieldIssue } from '@invoicing/service-kit';
+import type { FieldIssue } from '@invoicing/service-kit/app-error';
 import type { EInvoiceProfile } from './einvoice.domain.ts';
 
 /**

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parsePublicId, type EinvoiceSyntax, type Invoice } from '@invoicing/contracts';
-import { invalidRequest, notFound, type Caller } from '@invoicing/service-kit';
+import { invalidRequest, notFound, workspaceIdOf, type Caller } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
-import { workspaceOf } from '../../shared/workspace.ts';
 import { createStoredFileCache } from '../invoice-pdfs/pdf-cache.ts';
 import { toEInvoice, type EInvoiceProfile } from './einvoice.domain.ts';
 import { einvoiceProblems } from './einvoice-readiness.domain.ts';
@@ -126,7 +125,7 @@ export const invoiceExportService = ({ em, billing, pdfBytesOf, cache = createEx
   };
 
   const forCaller = async (caller: Caller, id: string, kind: ExportKind): Promise<InvoiceExportRow> => {
-    const workspaceId = workspaceOf(caller);
+    const workspaceId = workspaceIdOf(caller);
     const invoiceId = parsePublicId('invoice', id);
     if (invoiceId === undefined) throw notFound('invoice', id);
     const found = await stored(workspaceId, invoiceId, kind);

@@ -1,8 +1,7 @@
 import { billingEventSchema, BILLING_SUBJECTS, parsePublicId, type EventEnvelope, type Invoice } from '@invoicing/contracts';
-import { invalidRequest, notFound, type Caller } from '@invoicing/service-kit';
+import { invalidRequest, notFound, workspaceIdOf, type Caller } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
-import { workspaceOf } from '../../shared/workspace.ts';
 import { storeFinalizedExports } from '../einvoices/invoice-export.service.ts';
 import type { InvoicePrinter } from '../rendering/invoice-printer.ts';
 import type { InvoicePdfRow } from './invoice-pdf.entity.ts';
@@ -63,7 +62,7 @@ export const invoicePdfService = ({ em, billing, printer, cache = createPdfCache
   return {
     /** `GET /api/v1/invoices/:id/pdf`: the caller's finalized invoice. */
     forCaller: async (caller: Caller, id: string): Promise<InvoicePdfRow> => {
-      const workspaceId = workspaceOf(caller);
+      const workspaceId = workspaceIdOf(caller);
       const invoiceId = parsePublicId('invoice', id);
       if (invoiceId === undefined) throw notFound('invoice', id);
       const stored = await storedPdf(workspaceId, invoiceId);

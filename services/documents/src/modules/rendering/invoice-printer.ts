@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Invoice } from '@invoicing/contracts';
 import { unavailable } from '@invoicing/service-kit';
 import { toInvoiceDocumentView } from './invoice-view.domain.ts';
-import { normalizePdf } from './pdf-metadata.domain.ts';
+import { normalizePdf } from './pdf-normalization.ts';
 import type { PdfRenderer } from './pdf-renderer.ts';
 import type { InvoiceTemplates } from './templates.ts';
 

@@ -1,5 +1,5 @@
 import type { WebhookDisabledReason, WebhookEventType } from '@invoicing/contracts';
-import type { KeysetPosition } from '@invoicing/service-kit';
+import { newestFirstPage, type KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { NOTIFICATIONS_SCHEMA } from '../../database.ts';
 import { EndpointEntity, type EndpointRow } from './endpoint.entity.ts';
@@ -15,9 +15,7 @@ export const endpointRepository = (em: EntityManager) => ({
   /** `limit + 1` rows, newest first, after `position`; the extra row tells whether a next page exists. */
   pageNewestFirst: (workspaceId: string, position: KeysetPosition | undefined, limit: number): Promise<EndpointRow[]> => {
     const qb = em.createQueryBuilder(EndpointEntity).select('*').where({ workspaceId });
-    // A row comparison: PostgreSQL turns it into a bound on the (workspace_id, created desc, id desc) index.
-    if (position) qb.andWhere('(created, id) < (?, ?)', [position.created, position.id]);
-    return qb.orderBy({ created: 'desc', id: 'desc' }).limit(limit + 1).getResultList();
+    return newestFirstPage(qb, position, limit).getResultList();
   },
 
   /** Ids of the workspace's enabled endpoints that receive `type`. */

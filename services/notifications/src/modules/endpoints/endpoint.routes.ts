@@ -7,8 +7,7 @@ import {
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
 } from '@invoicing/contracts';
-import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
-import { workspaceOf } from '../../shared/workspace.ts';
+import { registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { EndpointService } from './endpoint.service.ts';
 
 export const registerEndpointRoutes = (app: ServiceApp, endpoints: EndpointService): void => {

@@ -1,12 +1,10 @@
 import type { CreateWebhookEndpointBody, PageQuery, ReplayWebhookEventsBody, UpdateWebhookEndpointBody } from '@invoicing/contracts';
 import { toPublicId } from '@invoicing/contracts';
-import { invalidRequest, invalidState, newId, type CursorCodec } from '@invoicing/service-kit';
+import { invalidRequest, invalidState, loadByPublicId, newId, timeBound, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { AddressNotAllowedError, type AddressPolicy } from '../../shared/address-policy.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { timeBound } from '../../shared/listing.ts';
-import { loadByPublicId } from '../../shared/load-by-public-id.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointChanges, endpointView, newSigningSecret, PREVIOUS_SECRET_VALID_MS, typesReceived } from './endpoint.domain.ts';
@@ -40,7 +38,7 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
 
   /** Runs `change` on the endpoint under a row lock, so concurrent changes apply one after the other. */
   const changeEndpoint = <T>(workspaceId: string, publicId: string, change: (tx: EntityManager, row: EndpointRow) => Promise<T>) =>
-    em.transactional(async (tx) => change(tx, await loadByPublicId('webhookEndpoint', publicId, (id) => endpoints.findForUpdate(tx, workspaceId, id))));
+    em.transactional(async (tx) => change(tx, await loadByPublicId('webhookEndpoint', publicId, (id) => endpoints.findForUpdate(tx, workspaceId, id), 'webhook endpoint')));
 
   return {
     list: async (workspaceId: string, query: z.output<typeof PageQuery>) => {
@@ -76,7 +74,7 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
     },
 
     retrieve: async (workspaceId: string, publicId: string) => ({
-      data: endpointView(await loadByPublicId('webhookEndpoint', publicId, (id) => endpoints.findInWorkspace(workspaceId, id))),
+      data: endpointView(await loadByPublicId('webhookEndpoint', publicId, (id) => endpoints.findInWorkspace(workspaceId, id), 'webhook endpoint')),
     }),
 
     update: async (workspaceId: string, publicId: string, patch: UpdateWebhookEndpointBody) => {

@@ -1,5 +1,5 @@
 import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
-import type { KeysetPosition } from '@invoicing/service-kit';
+import { newestFirstPage, type KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NOTIFICATIONS_SCHEMA } from '../../database.ts';
 import { DeliveryAttemptEntity, type DeliveryAttemptRow } from '../deliveries/delivery-attempt.entity.ts';
@@ -59,9 +59,7 @@ export const eventRepository = (em: EntityManager) => ({
     if (filter.type !== undefined) qb.andWhere({ type: filter.type });
     if (filter.createdFrom) qb.andWhere({ created: { $gte: filter.createdFrom } });
     if (filter.createdUntil) qb.andWhere({ created: { $lte: filter.createdUntil } });
-    // A row comparison: PostgreSQL turns it into a bound on the newest-first indexes.
-    if (position) qb.andWhere('(created, id) < (?, ?)', [position.created, position.id]);
-    return qb.orderBy({ created: 'desc', id: 'desc' }).limit(limit + 1).getResultList();
+    return newestFirstPage(qb, position, limit).getResultList();
   },
 
   /** `limit + 1` attempts of one event, newest first, after `position`. */

@@ -1,6 +1,5 @@
 import { listEventDeliveries, listEvents, redeliverEvent, retrieveEvent } from '@invoicing/contracts';
-import { registerOperation, type ServiceApp } from '@invoicing/service-kit';
-import { workspaceOf } from '../../shared/workspace.ts';
+import { registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { EventService } from './event.service.ts';
 
 export const registerEventRoutes = (app: ServiceApp, events: EventService): void => {

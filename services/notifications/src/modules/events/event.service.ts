@@ -1,9 +1,7 @@
 import { toPublicId, type ListEventsQuery, type PageQuery, type RedeliverEventBody, type WebhookEventType } from '@invoicing/contracts';
-import { invalidState, notFound, type CursorCodec } from '@invoicing/service-kit';
+import { invalidState, loadByPublicId, notFound, timeBound, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { loadByPublicId } from '../../shared/load-by-public-id.ts';
-import { timeBound } from '../../shared/listing.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointRepository } from '../endpoints/endpoint.repository.ts';
 import { attemptView, eventView } from './event.domain.ts';

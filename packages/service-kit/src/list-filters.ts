@@ -1,4 +1,7 @@
-/** A datetime as given, or a date as the first (`start`) or last (`end`) millisecond of that day in UTC. */
+/**
+ * A `created[gte]`/`created[lte]` bound: a datetime as given, or a date as the first (`start`) or
+ * last (`end`) millisecond of that day in UTC.
+ */
 export const timeBound = (value: string | undefined, end: 'start' | 'end'): Date | undefined => {
   if (value === undefined) return undefined;
   if (value.length > 10) return new Date(value);

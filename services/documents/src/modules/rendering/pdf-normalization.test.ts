@@ -1,6 +1,6 @@
 import { PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { normalizePdf, toPdfDate } from './pdf-metadata.domain.ts';
+import { normalizePdf, toPdfDate } from './pdf-normalization.ts';
 
 const pdfWith = (created: string, modified: string) =>
   Buffer.concat([
