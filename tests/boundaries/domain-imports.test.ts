@@ -22,11 +22,6 @@ const INFRASTRUCTURE = [
   /^(node:)?(http|https|http2|net|tls|dgram|dns|child_process|cluster|worker_threads)($|\/)/,
 ];
 
-// The gateway's idempotency rules still import the root of service-kit; another change is rewriting
-// the gateway now, and they join the check once it lands (issue 15, item 6).
-const KNOWN_EXCEPTIONS = new Set([
-  'services/gateway/src/modules/idempotency/idempotency.domain.ts',
-]);
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const WORKSPACE_FOLDERS = ['packages', 'services'];
@@ -124,7 +119,7 @@ describe('domain files', () => {
     expect(files.length).toBeGreaterThan(10);
   });
 
-  it.each(files.filter((file) => !KNOWN_EXCEPTIONS.has(relative(ROOT, file))).map((file) => [relative(ROOT, file), file]))(
+  it.each(files.map((file) => [relative(ROOT, file), file]))(
     '%s reaches no infrastructure through its imports',
     (_name, file) => {
       const reached = infrastructureReachedFrom(file).map(({ module, path }) => `${module} via ${path.join(' -> ')}`);
@@ -136,10 +131,5 @@ describe('domain files', () => {
     // The check itself: the kit's root re-exports the HTTP app and the database, so it must fail.
     const reached = infrastructureReachedFrom(join(ROOT, 'packages/service-kit/src/index.ts')).map(({ module }) => module);
     expect(reached).toEqual(expect.arrayContaining(['fastify', '@mikro-orm/postgresql']));
-  });
-
-  it('lists only exceptions that exist', () => {
-    const names = new Set(files.map((file) => relative(ROOT, file)));
-    for (const exception of KNOWN_EXCEPTIONS) expect(names).toContain(exception);
   });
 });

@@ -20,6 +20,7 @@ export * from './metrics.ts';
 export * from './tracing.ts';
 export * from './keyed-writes.ts';
 export * from './request-fingerprint.ts';
+export * from './canonical-json.ts';
 export * from './workspace.ts';
 export * from './clock.ts';
 export * from './by-public-id.ts';

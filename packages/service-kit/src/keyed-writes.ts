@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { renderProblem, toAppError } from './problem.ts';
+import { isRecordable, REPLAYED_HEADER } from './request-fingerprint.ts';
 
 /** Settings of a service with writes that take an Idempotency-Key. */
 export const keyedWriteSettings = {
@@ -17,17 +18,9 @@ export const keyedWriteSettings = {
     .describe("How long the outcome of a keyed write is kept; the same as the gateway's IDEMPOTENCY_TTL_HOURS."),
 };
 
-export const REPLAYED_HEADER = 'idempotent-replayed';
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PURGE_INTERVAL_MS = 15 * 60_000;
 
-/**
- * Which outcomes a key keeps. Not 5xx: the request may be retried with the same key. Not 400
- * either: the request was refused as invalid and changed nothing, so, as with Stripe, the client
- * may correct the body and send it again under the same key. Every other outcome (404, 409
- * invalid_state, ...) came from the operation itself and is replayed.
- */
-export const isRecordable = (status: number): boolean => status !== 400 && status < 500;
 
 /**
  * The table of keyed-write outcomes, in the schema of the service that owns the writes. Applied

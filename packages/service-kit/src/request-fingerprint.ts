@@ -1,16 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/** JSON with the keys of every object sorted, so that key order never changes a fingerprint. */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-};
+import { canonicalJson } from './canonical-json.ts';
 
 /**
  * What makes two requests under one Idempotency-Key "the same request": method, path with query,
@@ -20,3 +9,14 @@ export const fingerprintOf = (method: string, url: string, body: unknown): strin
   createHash('sha256')
     .update(`${method} ${url}\n${body === undefined ? '' : canonicalJson(body)}`)
     .digest('hex');
+
+/** Set on a response that replays the recorded outcome of an earlier request with the same key. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * Which outcomes a key keeps. Not 5xx: the request may be retried with the same key. Not 400
+ * either: the request was refused as invalid and changed nothing, so, as with Stripe, the client
+ * may correct the body and send it again under the same key. Every other outcome (404, 409
+ * invalid_state, ...) came from the operation itself and is replayed.
+ */
+export const isRecordable = (status: number): boolean => status !== 400 && status < 500;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Invoice, InvoiceLine } from '@invoicing/contracts';
+import { canonicalJson } from '@invoicing/service-kit/canonical-json';
 
 /**
  * Tamper evidence for finalized invoices. `snapshot_sha256` hashes the canonical JSON of the
@@ -82,17 +83,7 @@ export const finalizedDocument = (invoice: Invoice, version: DocumentVersion) =>
   };
 };
 
-/** JSON with object keys sorted at every depth and no whitespace: one text per value. */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-};
+export { canonicalJson };
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 

@@ -1,8 +1,9 @@
 import type { Idempotency } from '@invoicing/contracts';
-import { AppError } from '@invoicing/service-kit';
+import { AppError } from '@invoicing/service-kit/app-error';
 
 // One rule for the gateway's record and the services' record of the same request.
-export { canonicalJson, fingerprintOf, isRecordable, REPLAYED_HEADER } from '@invoicing/service-kit';
+export { canonicalJson } from '@invoicing/service-kit/canonical-json';
+export { fingerprintOf, isRecordable, REPLAYED_HEADER } from '@invoicing/service-kit/request-fingerprint';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
