@@ -83,7 +83,7 @@ export const createNotificationsService = async (config: NotificationsConfig, { 
   const purgeExpiredEvents = expiredEventsPurge({ orm, clock, retentionDays: config.EVENT_RETENTION_DAYS });
   const purge = new PeriodicTask({
     intervalMs: PURGE_INTERVAL_MS,
-    run: purgeExpiredEvents,
+    run: async () => void (await purgeExpiredEvents()),
     onError: (error) => app.log.error({ err: error }, 'event purge failed; it runs again at the next interval'),
   });
 
