@@ -20,3 +20,4 @@ export * from './metrics.ts';
 export * from './tracing.ts';
 export * from './keyed-writes.ts';
 export * from './request-fingerprint.ts';
+export * from './service-assembly.ts';
