@@ -25,3 +25,4 @@ export * from './workspace.ts';
 export * from './clock.ts';
 export * from './by-public-id.ts';
 export * from './list-filters.ts';
+export * from './service-assembly.ts';

@@ -1,16 +1,5 @@
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
-import {
-  applyMigrations,
-  createServiceClient,
-  type EventBus,
-  eventLogFields,
-  loggerOptions,
-  observeOutboxLag,
-  OutboxRelay,
-  pingDatabase,
-  prepareDatabase,
-  type ServiceDefinition,
-} from '@invoicing/service-kit';
+import { applyMigrations, assembleService, createServiceClient, type EventBus, eventLogFields, type ServiceDefinition } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type DocumentsConfig } from './config.ts';
@@ -42,94 +31,71 @@ export interface DocumentsServiceDeps {
  * the app) stops its workers, the browser and its pool.
  */
 export const createDocumentsService = async (config: DocumentsConfig, { bus, logger }: DocumentsServiceDeps) => {
-  const orm = await openDocumentsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const billingClient = createServiceClient({
-    baseUrl: config.BILLING_URL,
-    name: 'billing',
-    internalToken: config.INTERNAL_TOKEN,
-    timeoutMs: config.BILLING_TIMEOUT_MS,
-  });
   const chromium = await resolveChromium(config.CHROMIUM_PATH);
-  const templates = loadTemplates();
-  let relay: OutboxRelay | undefined;
-  let observeRender: ((seconds: number) => void) | undefined;
-  const rendering: PdfRendering = chromium.found
-    ? {
-        renderer: createChromiumPdfRenderer({
-          executablePath: chromium.executablePath,
-          shellHtml: templates.pdfShell,
-          pagePoolSize: config.PDF_PAGE_POOL_SIZE,
-          renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
-          onError: (error, context) => app.log.warn({ err: error, context }, `PDF printing failed (${context})`),
-          onRendered: (seconds) => observeRender?.(seconds),
-        }),
-      }
-    : { unavailableBecause: chromium.reason };
-  const renderer = 'renderer' in rendering ? rendering.renderer : undefined;
-  const printer = createInvoicePrinter(rendering, templates);
-  const app = buildApp({
-    orm,
-    internalToken: config.INTERNAL_TOKEN,
-    billing: billingReader(billingClient),
-    printer,
-    templates,
-    pdfCache: createPdfCache(config.PDF_CACHE_MB * 1024 * 1024),
-    announce: () => relay?.nudge(),
-    checkReadiness: async () => {
-      await pingDatabase(orm);
-      await bus.ping();
+  return assembleService(
+    {
+      name: 'documents',
+      bus,
+      logger,
+      logLevel: config.LOG_LEVEL,
+      database: { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: DOCUMENTS_SCHEMA, open: openDocumentsDatabase },
+      outbox: { pollMs: config.OUTBOX_POLL_MS },
     },
-    logger: logger ?? loggerOptions('documents', config.LOG_LEVEL),
-  });
-  if (chromium.found) app.log.info({ chromium: chromium.executablePath, source: chromium.source }, 'PDFs print with this Chromium');
-  else app.log.warn({ reason: chromium.reason }, 'no Chromium: PDF requests answer 503 until one is configured; the rest works');
-  relay = new OutboxRelay({
-    orm,
-    schema: DOCUMENTS_SCHEMA,
-    bus,
-    pollMs: config.OUTBOX_POLL_MS,
-    onError: (error) => app.log.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
-  });
-  observeOutboxLag(app.metrics, () => relay.lag());
-  const renderTime = app.metrics.histogram('pdf_render_duration_seconds', 'Time Chromium took to print one invoice PDF.', PDF_RENDER_BUCKETS_S);
-  observeRender = (seconds) => renderTime.observe(seconds);
-  const onFinalized = storeFinalizedInvoice({ em: orm.em, printer });
-  app.addHook('onClose', async () => {
-    await relay?.stop();
-    await renderer?.close();
-    await billingClient.close();
-    await orm.close();
-  });
-
-  /** Starts the relay and the consumer; the browser waits for the first PDF. */
-  const startWorkers = async () => {
-    relay.start();
-    await bus.subscribe({
-      durable: FINALIZED_CONSUMER,
-      subject: BILLING_SUBJECTS.invoiceFinalized,
-      handle: async (envelope) => {
-        const outcome = await onFinalized(envelope);
-        if (outcome === 'unreadable') app.log.error(eventLogFields(envelope), 'billing.invoice.finalized breaks its contract; skipped');
-        else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
-      },
-    });
-  };
-  /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
-  const prepare = () => prepareDatabase(orm, DOCUMENTS_SCHEMA, config.DATABASE_URL);
-
-  return {
-    app,
-    orm,
-    relay,
-    prepareDatabase: prepare,
-    startWorkers,
-    /** Both, at once: what tests do. */
-    start: async () => {
-      await prepare();
-      await startWorkers();
+    ({ orm, logger, checkReadiness, announce }) => {
+      const billingClient = createServiceClient({
+        baseUrl: config.BILLING_URL,
+        name: 'billing',
+        internalToken: config.INTERNAL_TOKEN,
+        timeoutMs: config.BILLING_TIMEOUT_MS,
+      });
+      const templates = loadTemplates();
+      let observeRender: ((seconds: number) => void) | undefined;
+      const rendering: PdfRendering = chromium.found
+        ? {
+            renderer: createChromiumPdfRenderer({
+              executablePath: chromium.executablePath,
+              shellHtml: templates.pdfShell,
+              pagePoolSize: config.PDF_PAGE_POOL_SIZE,
+              renderTimeoutMs: config.PDF_RENDER_TIMEOUT_MS,
+              onError: (error, context) => app.log.warn({ err: error, context }, `PDF printing failed (${context})`),
+              onRendered: (seconds) => observeRender?.(seconds),
+            }),
+          }
+        : { unavailableBecause: chromium.reason };
+      const renderer = 'renderer' in rendering ? rendering.renderer : undefined;
+      const printer = createInvoicePrinter(rendering, templates);
+      const app = buildApp({
+        orm,
+        internalToken: config.INTERNAL_TOKEN,
+        billing: billingReader(billingClient),
+        printer,
+        templates,
+        pdfCache: createPdfCache(config.PDF_CACHE_MB * 1024 * 1024),
+        announce,
+        checkReadiness,
+        logger,
+      });
+      if (chromium.found) app.log.info({ chromium: chromium.executablePath, source: chromium.source }, 'PDFs print with this Chromium');
+      else app.log.warn({ reason: chromium.reason }, 'no Chromium: PDF requests answer 503 until one is configured; the rest works');
+      const renderTime = app.metrics.histogram('pdf_render_duration_seconds', 'Time Chromium took to print one invoice PDF.', PDF_RENDER_BUCKETS_S);
+      observeRender = (seconds) => renderTime.observe(seconds);
+      const onFinalized = storeFinalizedInvoice({ em: orm.em, printer });
+      // The bus owns the subscription; the browser waits for the first PDF.
+      const finalizedConsumer = {
+        start: () =>
+          bus.subscribe({
+            durable: FINALIZED_CONSUMER,
+            subject: BILLING_SUBJECTS.invoiceFinalized,
+            handle: async (envelope) => {
+              const outcome = await onFinalized(envelope);
+              if (outcome === 'unreadable') app.log.error(eventLogFields(envelope), 'billing.invoice.finalized breaks its contract; skipped');
+              else app.log.info({ ...eventLogFields(envelope), outcome }, 'finalized invoice handled');
+            },
+          }),
+      };
+      return { app, workers: [finalizedConsumer], closeAfterWorkers: [renderer, billingClient] };
     },
-    stop: () => app.close(),
-  };
+  );
 };
 
 export type DocumentsService = Awaited<ReturnType<typeof createDocumentsService>>;

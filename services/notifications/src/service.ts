@@ -1,13 +1,4 @@
-import {
-  applyMigrations,
-  type EventBus,
-  type EventConsumer,
-  loggerOptions,
-  PeriodicTask,
-  pingDatabase,
-  prepareDatabase,
-  type ServiceDefinition,
-} from '@invoicing/service-kit';
+import { applyMigrations, assembleService, type EventBus, type EventConsumer, PeriodicTask, type ServiceDefinition } from '@invoicing/service-kit';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type NotificationsConfig } from './config.ts';
@@ -42,97 +33,87 @@ export interface NotificationsServiceDeps {
  * no bus), so one process may host it beside other services; `stop` (or closing the app) stops its
  * workers and closes its pool.
  */
-export const createNotificationsService = async (config: NotificationsConfig, { bus, logger, clock = systemClock }: NotificationsServiceDeps) => {
-  const orm = await openNotificationsDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
-  const secrets = createSecretBox(loadSecretsKey(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_FILE));
-  const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS);
-  const sender = createWebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
-  let worker: DeliveryWorker | undefined;
-  const announce = () => worker?.nudge();
-  const app = buildApp({
-    orm,
-    internalToken: config.INTERNAL_TOKEN,
-    policy,
-    secrets,
-    clock,
-    announce,
-    checkReadiness: async () => {
-      await pingDatabase(orm);
-      await bus.ping();
+export const createNotificationsService = (config: NotificationsConfig, { bus, logger, clock = systemClock }: NotificationsServiceDeps) =>
+  assembleService(
+    {
+      name: 'notifications',
+      bus,
+      logger,
+      logLevel: config.LOG_LEVEL,
+      database: { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, schema: NOTIFICATIONS_SCHEMA, open: openNotificationsDatabase },
     },
-    logger: logger ?? loggerOptions('notifications', config.LOG_LEVEL),
-    idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
-  });
-  worker = new DeliveryWorker({
-    orm,
-    sender,
-    secrets,
-    clock,
-    schedule: config.WEBHOOK_RETRY_SCHEDULE,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    concurrency: config.WEBHOOK_CONCURRENCY,
-    perEndpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
-    pollMs: config.WEBHOOK_POLL_MS,
-    disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
-    onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),
-    log: app.log,
-  });
-  app.metrics.gauge('webhook_deliveries_pending', 'Webhook deliveries not yet sent: queued, in flight or waiting for a retry.', () =>
-    deliveryRepository(orm.em.fork()).countPending(),
+    ({ orm, logger, checkReadiness }) => {
+      const secrets = createSecretBox(loadSecretsKey(config.WEBHOOK_SECRETS_KEY, config.WEBHOOK_SECRETS_KEY_FILE));
+      const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS);
+      const sender = createWebhookSender({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+      const announce = () => worker.nudge();
+      const app = buildApp({
+        orm,
+        internalToken: config.INTERNAL_TOKEN,
+        policy,
+        secrets,
+        clock,
+        announce,
+        checkReadiness,
+        logger,
+        idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
+      });
+      const worker = new DeliveryWorker({
+        orm,
+        sender,
+        secrets,
+        clock,
+        schedule: config.WEBHOOK_RETRY_SCHEDULE,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        perEndpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+        pollMs: config.WEBHOOK_POLL_MS,
+        disableAfterFailingS: config.WEBHOOK_DISABLE_AFTER_FAILING_S,
+        onError: (error) => app.log.error({ err: error }, 'delivery worker: the delivery stays queued and is tried again'),
+        log: app.log,
+      });
+      app.metrics.gauge('webhook_deliveries_pending', 'Webhook deliveries not yet sent: queued, in flight or waiting for a retry.', () =>
+        deliveryRepository(orm.em.fork()).countPending(),
+      );
+      const purgeExpiredEvents = expiredEventsPurge({ orm, clock, retentionDays: config.EVENT_RETENTION_DAYS });
+      const purge = new PeriodicTask({
+        intervalMs: PURGE_INTERVAL_MS,
+        run: async () => void (await purgeExpiredEvents()),
+        onError: (error) => app.log.error({ err: error }, 'event purge failed; it runs again at the next interval'),
+      });
+
+      let stopped = false;
+      const record = recordEvent({
+        em: orm.em,
+        firstAttemptInS: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0,
+        announce,
+        onRejected: (subject, reason) => app.log.error({ subject, reason }, 'event dropped: it cannot become a webhook event'),
+      });
+      const handle = async (envelope: unknown) => {
+        // The bus outlives the service in a shared host: refusing makes it hand the event to a running replica, or later to us.
+        if (stopped) throw new Error('notifications is stopping');
+        await record(envelope);
+      };
+      // Listed last, so closing refuses events first, before the purge and the worker stop.
+      const consumers = {
+        start: async () => {
+          for (const consumer of CONSUMERS) await bus.subscribe({ ...consumer, handle });
+        },
+        stop: async () => {
+          stopped = true;
+        },
+      };
+
+      return {
+        app,
+        worker,
+        /** Deletes the events past their retention now (it also runs hourly); returns how many went. */
+        purgeExpiredEvents,
+        workers: [worker, purge, consumers],
+        closeAfterWorkers: [sender],
+      };
+    },
   );
-  const purgeExpiredEvents = expiredEventsPurge({ orm, clock, retentionDays: config.EVENT_RETENTION_DAYS });
-  const purge = new PeriodicTask({
-    intervalMs: PURGE_INTERVAL_MS,
-    run: purgeExpiredEvents,
-    onError: (error) => app.log.error({ err: error }, 'event purge failed; it runs again at the next interval'),
-  });
-
-  let stopped = false;
-  const record = recordEvent({
-    em: orm.em,
-    firstAttemptInS: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0,
-    announce,
-    onRejected: (subject, reason) => app.log.error({ subject, reason }, 'event dropped: it cannot become a webhook event'),
-  });
-  const handle = async (envelope: unknown) => {
-    // The bus outlives the service in a shared host: refusing makes it hand the event to a running replica, or later to us.
-    if (stopped) throw new Error('notifications is stopping');
-    await record(envelope);
-  };
-
-  app.addHook('onClose', async () => {
-    stopped = true;
-    await purge.stop();
-    await worker?.stop();
-    await sender.close();
-    await orm.close();
-  });
-
-  const prepare = () => prepareDatabase(orm, NOTIFICATIONS_SCHEMA, config.DATABASE_URL);
-  /** Consumes events and starts the worker and the purge. */
-  const startWorkers = async () => {
-    for (const consumer of CONSUMERS) await bus.subscribe({ ...consumer, handle });
-    worker.start();
-    purge.start();
-  };
-
-  return {
-    app,
-    orm,
-    worker,
-    /** Deletes the events past their retention now (it also runs hourly); returns how many went. */
-    purgeExpiredEvents,
-    /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
-    prepareDatabase: prepare,
-    startWorkers,
-    /** Both, at once: what tests do. */
-    start: async () => {
-      await prepare();
-      await startWorkers();
-    },
-    stop: () => app.close(),
-  };
-};
 
 export type NotificationsService = Awaited<ReturnType<typeof createNotificationsService>>;
 

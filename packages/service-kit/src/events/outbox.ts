@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../database.ts';
+import { PeriodicTask } from '../periodic-task.ts';
 import { captureTraceContext, withTraceContext, type TraceCarrier } from '../tracing.ts';
 import type { EventBus } from './event-bus.ts';
 import { DUPLICATE_WINDOW_MS } from './jetstream-bus.ts';
@@ -42,7 +43,8 @@ export interface OutboxRelayOptions {
   leaseMs?: number;
 }
 
-const MAX_BACKOFF_MS = 30_000;
+/** After a failed batch the relay waits this long, doubling up to `maxMs` while batches keep failing. */
+const BACKOFF = { firstMs: 250, maxMs: 30_000 };
 
 interface ClaimedRow {
   id: string;
@@ -74,10 +76,7 @@ export class OutboxRelay {
   readonly #options: Required<OutboxRelayOptions>;
   readonly #claimSql: string;
   readonly #markSql: string;
-  #running = false;
-  #wake: (() => void) | undefined;
-  #nudged = false;
-  #loop: Promise<void> | undefined;
+  readonly #loop: PeriodicTask;
   #lastPurge = 0;
 
   constructor(options: OutboxRelayOptions) {
@@ -105,25 +104,31 @@ export class OutboxRelay {
          set published_at = case when id = any(?::uuid[]) then now() end,
              claimed_until = null
        where id = any(?::uuid[]) or (id = any(?::uuid[]) and claimed_until = ?::timestamptz)`;
+    this.#loop = new PeriodicTask({
+      intervalMs: this.#options.pollMs,
+      backoff: BACKOFF,
+      onError: this.#options.onError,
+      // A full batch may mean more rows are waiting.
+      run: async () => {
+        const published = await this.relayBatch();
+        await this.#purge();
+        return published === this.#options.batchSize;
+      },
+    });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
   /** Call after a commit that added rows, so they go out now instead of at the next poll. */
   nudge(): void {
-    // A nudge while a batch is out is kept: its rows may have committed after that batch's claim.
-    this.#nudged = true;
-    this.#wake?.();
+    // A nudge while a batch is out is kept by the loop: its rows may have committed after that batch's claim.
+    this.#loop.nudge();
   }
 
-  async stop(): Promise<void> {
-    this.#running = false;
-    this.nudge();
-    await this.#loop;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /**
@@ -157,31 +162,5 @@ export class OutboxRelay {
     this.#lastPurge = Date.now();
     const { orm, schema, keepPublishedMs } = this.#options;
     await orm.em.fork().execute(`delete from "${schema}".outbox where published_at < now() - (? * interval '1 millisecond')`, [keepPublishedMs]);
-  }
-
-  async #run(): Promise<void> {
-    let backoffMs = 0;
-    while (this.#running) {
-      let published = 0;
-      this.#nudged = false;
-      try {
-        published = await this.relayBatch();
-        await this.#purge();
-        backoffMs = 0;
-      } catch (error) {
-        this.#options.onError(error);
-        backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(250, backoffMs * 2));
-      }
-      if (published === this.#options.batchSize && backoffMs === 0) continue;
-      if (this.#nudged && backoffMs === 0) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, backoffMs || this.#options.pollMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = undefined;
-    }
   }
 }

@@ -34,7 +34,7 @@ export class OverdueSweep {
 
   constructor(options: OverdueSweepOptions) {
     this.#options = { batchSize: 100, ...options };
-    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: () => this.sweepOnce(), onError: options.onError });
+    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: async () => void (await this.sweepOnce()), onError: options.onError });
   }
 
   start(): void {

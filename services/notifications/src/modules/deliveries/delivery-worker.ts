@@ -1,4 +1,4 @@
-import type { Orm } from '@invoicing/service-kit';
+import { PeriodicTask, type Orm } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../shared/clock.ts';
@@ -31,7 +31,8 @@ export interface DeliveryWorkerOptions {
 
 // Beyond the request deadline, time to record the result before another replica may take the delivery over.
 const LEASE_MARGIN_MS = 5_000;
-const MAX_BACKOFF_MS = 30_000;
+/** After a failed claim the worker waits this long, doubling up to `maxMs` while claims keep failing. */
+const BACKOFF = { firstMs: 250, maxMs: 30_000 };
 
 /**
  * Sends due deliveries, up to `concurrency` at a time. Deliveries are claimed from PostgreSQL
@@ -43,55 +44,36 @@ const MAX_BACKOFF_MS = 30_000;
 export class DeliveryWorker {
   readonly #options: DeliveryWorkerOptions;
   readonly #inFlight = new Set<Promise<void>>();
-  #running = false;
-  #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
-  /** Set by whatever should make the loop look again: a nudge, or a request that finished. */
-  #woken = false;
+  readonly #loop: PeriodicTask;
 
   constructor(options: DeliveryWorkerOptions) {
     this.#options = options;
+    this.#loop = new PeriodicTask({ intervalMs: options.pollMs, backoff: BACKOFF, onError: options.onError, run: () => this.#claimAndSend() });
   }
 
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#loop.start();
   }
 
+  /** Looks for due deliveries now: after a commit that queued some, or when slots free up. */
   nudge(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#loop.nudge();
   }
 
   /** Stops claiming, then waits for the requests in flight (each ends within the request deadline). */
   async stop(): Promise<void> {
-    this.#running = false;
-    this.nudge();
-    await this.#loop;
+    await this.#loop.stop();
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #run(): Promise<void> {
-    let backoffMs = 0;
-    while (this.#running) {
-      this.#woken = false;
-      const free = this.#options.concurrency - this.#inFlight.size;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
-        try {
-          claimed = await deliveryRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS, this.#options.perEndpointConcurrency);
-          backoffMs = 0;
-        } catch (error) {
-          this.#options.onError(error);
-          backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(250, backoffMs * 2));
-        }
-      }
-      for (const delivery of claimed) this.#track(this.#deliver(delivery));
-      // A full batch may mean more is due.
-      if (backoffMs === 0 && claimed.length > 0 && claimed.length === free) continue;
-      if (!this.#woken || backoffMs > 0) await this.#sleep(backoffMs || this.#options.pollMs);
-    }
+  /** Claims as many due deliveries as there are free slots and sends them without waiting; true when more may be due. */
+  async #claimAndSend(): Promise<boolean> {
+    const free = this.#options.concurrency - this.#inFlight.size;
+    if (free <= 0) return false;
+    const claimed = await deliveryRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs + LEASE_MARGIN_MS, this.#options.perEndpointConcurrency);
+    for (const delivery of claimed) this.#track(this.#deliver(delivery));
+    // A full batch may mean more is due.
+    return claimed.length > 0 && claimed.length === free;
   }
 
   #track(sending: Promise<void>): void {
@@ -102,19 +84,6 @@ export class DeliveryWorker {
       if (this.#inFlight.size === 0 || free >= Math.ceil(this.#options.concurrency / 4)) this.nudge();
     });
     this.#inFlight.add(tracked);
-  }
-
-  /** Waits `ms`, or less when nudged. */
-  #sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }).finally(() => {
-      this.#wake = undefined;
-    });
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
