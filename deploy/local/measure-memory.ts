@@ -5,9 +5,9 @@
 // answers 200 and then MEASURE_SETTLE_S seconds (default 10), prints one row per process, and stops it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, freePortBase } from '@invoicing/testing/free-port';
 
 export interface ProcessMemory {
   pid: number;
@@ -94,33 +94,6 @@ export const formatProcessTreeMemory = ({ processes, rssBytes, pssBytes }: Proce
     ...processes.map(({ pid, command, rssBytes: rss, pssBytes: pss }) => `| ${pid} | \`${command.replaceAll('|', '\\|')}\` | ${mb(rss)} | ${mb(pss)} |`),
     `| | **total (${processes.length} processes)** | **${mb(rssBytes)}** | **${mb(pssBytes)}** |`,
   ].join('\n');
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-const canListen = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-/** A SERVICE_PORT_BASE whose four following ports are free. */
-const freePortBase = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = (await freePort()) - 1;
-    const free = await Promise.all([1, 2, 3, 4].map((offset) => canListen(base + offset)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error('found no run of five free ports');
-};
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

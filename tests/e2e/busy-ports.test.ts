@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, type TestDatabase } from '@invoicing/testing';
+import { createTestDatabase, freePort, freePortBase, type TestDatabase } from '@invoicing/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateInternalToken } from '../../deploy/local/platform.ts';
 import { NODE, ServiceProcess } from '../../deploy/local/service-process.ts';
@@ -17,23 +17,6 @@ const occupy = async (port = 0): Promise<Server & { port: number }> => {
   const server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return Object.assign(server, { port: (server.address() as { port: number }).port });
-};
-
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-/** A base for SERVICE_PORT_BASE whose next ports are free, since `npm start` puts upstreams right after it. */
-const freePortBase = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = (await freePort()) - 1;
-    const ports = Array.from({ length: UPSTREAM_PORTS }, (_, index) => base + 1 + index);
-    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
-  }
-  throw new Error('no run of free ports');
 };
 
 interface Run {

@@ -2,32 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
-import { createTestDatabase, freePort, type TestDatabase } from '@invoicing/testing';
+import { createTestDatabase, freePort, freePortBase, type TestDatabase } from '@invoicing/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { measureProcessTreeMemory } from '../../deploy/local/measure-memory.ts';
 import { mintApiKey } from '../../deploy/local/operator.ts';
 import { NODE } from '../../deploy/local/service-process.ts';
-
-const UPSTREAM_PORTS = 4;
-
-const isFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-
-/** A base for SERVICE_PORT_BASE whose next ports are free, since `npm start` puts upstreams right after it. */
-const freePortBase = async (): Promise<number> => {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const base = (await freePort()) - 1;
-    const ports = Array.from({ length: UPSTREAM_PORTS }, (_, index) => base + 1 + index);
-    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
-  }
-  throw new Error('no run of free ports');
-};
 
 interface Runner {
   child: ChildProcess;

@@ -11,3 +11,20 @@ export const freePort = (): Promise<number> =>
       server.close(() => resolve(port));
     });
   });
+
+const canListenOn = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+
+/** A port whose `following` next ports are free too: a SERVICE_PORT_BASE for `npm start`, which puts the services right after it. */
+export const freePortBase = async (following = 4): Promise<number> => {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const base = (await freePort()) - 1;
+    const ports = Array.from({ length: following }, (_, index) => base + 1 + index);
+    if ((await Promise.all(ports.map(canListenOn))).every(Boolean)) return base;
+  }
+  throw new Error(`found no run of ${following + 1} free ports`);
+};
