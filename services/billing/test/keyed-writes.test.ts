@@ -158,3 +158,26 @@ describe('writes under an Idempotency-Key, repeated at billing', () => {
     expect(await invoiceCount()).toBe(before + 1);
   });
 });
+
+describe('keyed writes in a burst larger than the database pool', () => {
+  let harness: BillingHarness;
+
+  beforeAll(async () => {
+    harness = await startBillingHarness({ env: { DATABASE_POOL_SIZE: '2' } });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('all commit: a keyed write reads inside its own transaction and never waits for a second connection', async () => {
+    const api = workspaceClient(harness.service);
+    const customer = (await catalogSeeder(harness, api.workspaceId).customer()).id;
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => api.call('POST', '/api/v1/invoices', { customer, items: [{ description: 'Audit', unit_amount: 10_000 }] }, { 'x-idempotency-key': randomUUID() })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(201));
+    // A deadlock on the pool would end only with its 10 s wait for a connection (a 503).
+    expect(performance.now() - started).toBeLessThan(8_000);
+  });
+});

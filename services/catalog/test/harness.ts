@@ -27,9 +27,9 @@ export const controllableClock = () => {
 };
 
 /** A catalog app on its own fresh, migrated database, reached with `inject` as the gateway would. */
-export const startCatalog = async (label: string) => {
+export const startCatalog = async (label: string, poolSize = 8) => {
   const database = await createTestDatabase(label);
-  const orm = await openCatalogDatabase(database.url, 8);
+  const orm = await openCatalogDatabase(database.url, poolSize);
   await migrateDatabase(orm, CATALOG_SCHEMA, database.url);
   const clock = controllableClock();
   const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, clock });

@@ -9,7 +9,9 @@ import type { EntityDictionary, EntityManager, EntityName } from '@mikro-orm/pos
 export const findByIdInWorkspace = <Row extends object>(entity: EntityName<Row>, table: string) => {
   const sql = `select * from catalog.${table} where id = ? and workspace_id = ?`;
   return async (em: EntityManager, workspaceId: string, id: string): Promise<Row | null> => {
-    const [row] = await em.getConnection().execute(sql, [id, workspaceId]);
+    // On the transaction of `em`, if any: inside a keyed write, a read on another connection would
+    // wait for a second one from the pool, and a burst as large as the pool would wait for ever.
+    const [row] = await em.getConnection().execute(sql, [id, workspaceId], 'all', em.getTransactionContext());
     return row ? em.map(entity, row as EntityDictionary<Row>) : null;
   };
 };

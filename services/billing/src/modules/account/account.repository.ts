@@ -12,7 +12,9 @@ export const accountRepository = (em: EntityManager) => ({
    * Read on nearly every request, so one raw primary-key query mapped by the ORM.
    */
   settingsOf: async (workspaceId: string, now: Date): Promise<AccountRow> => {
-    const [row] = await em.getConnection().execute<EntityDictionary<AccountRow>[]>(SETTINGS_SQL, [workspaceId]);
+    // On the transaction of `em`, if any: a keyed write reads the settings inside its transaction,
+    // and a read on another connection would deadlock a burst as large as the pool.
+    const [row] = await em.getConnection().execute<EntityDictionary<AccountRow>[]>(SETTINGS_SQL, [workspaceId], 'all', em.getTransactionContext());
     return row ? em.map(AccountEntity, row) : defaultAccount(workspaceId, now);
   },
 
