@@ -345,7 +345,7 @@ export const billingFinalize: BenchSection = {
       }),
       notes: [
         'The ceiling: raw SQL from this process, one transaction per finalize shaped like one (lock the invoice row, increment the series counter, update the invoice, insert the outbox row), on tables of its own in the same database.',
-        'Batched: billing with its own FINALIZE_BATCH_MAX (group commit); unbatched: billing started again with FINALIZE_BATCH_MAX=1. Until group commit is merged, both run the same code.',
+        'Batched: billing with its own FINALIZE_BATCH_MAX (group commit); unbatched: billing started again with FINALIZE_BATCH_MAX=1.',
         'Drafts to finalize are copies of one draft created through the API (3 lines), made with SQL in billing\'s tables before each measurement (bench/seed-invoices.ts).',
         'Throughput counts the finalizes that succeeded; latencies are of every request, failed ones included.',
         'CPU per finalize: utime + stime of every watched process (the services, PostgreSQL with all its backends, NATS, this process) over the measured window, divided by the finalizes completed; by process below.',
