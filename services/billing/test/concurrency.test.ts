@@ -6,21 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingService } from '../src/service.ts';
 import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
-
-/** Runs `work` over `items` with at most `concurrency` at a time, like that many clients. */
-const asClients = async <T, R>(concurrency: number, items: readonly T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!, index);
-      }
-    }),
-  );
-  return results;
-};
+import { asClients } from './support/as-clients.ts';
 
 const jetStreamBus = (url: string, name: string, onError: (error: unknown) => void = () => {}) =>
   connectJetStreamBus({ url, name, replicas: 1, maxAgeMs: 3600_000, onError });

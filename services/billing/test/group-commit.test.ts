@@ -3,21 +3,7 @@ import { parsePublicId } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingService } from '../src/service.ts';
 import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
-
-/** Runs `work` over `items` with at most `concurrency` at a time, like that many clients. */
-const asClients = async <T, R>(concurrency: number, items: readonly T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> => {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!, index);
-      }
-    }),
-  );
-  return results;
-};
+import { asClients } from './support/as-clients.ts';
 
 const numbers = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `INV/2026/${String(from + i).padStart(4, '0')}`);
 
