@@ -26,3 +26,4 @@ export * from './clock.ts';
 export * from './by-public-id.ts';
 export * from './list-filters.ts';
 export * from './service-assembly.ts';
+export * from './typed-sql.ts';
