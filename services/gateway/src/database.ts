@@ -1,12 +1,15 @@
-import { migrateDatabase, openDatabase, prepareDatabase, type Orm } from '@invoicing/service-kit';
+import { migrateDatabase, openDatabase, prepareDatabase, type EntityDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123000000_initial } from './migrations/Migration20261123000000_initial.ts';
-import { ApiKey } from './modules/api-keys/api-key.entity.ts';
-import { IdempotencyRecord } from './modules/idempotency/idempotency.entity.ts';
-import { Workspace } from './modules/workspaces/workspace.entity.ts';
+import { ApiKey, type ApiKeySchema } from './modules/api-keys/api-key.entity.ts';
+import { IdempotencyRecord, type IdempotencyRecordSchema } from './modules/idempotency/idempotency.entity.ts';
+import { Workspace, type WorkspaceSchema } from './modules/workspaces/workspace.entity.ts';
 
 export const SCHEMA = 'gateway';
 
 const entities = [Workspace, ApiKey, IdempotencyRecord];
+
+/** The gateway's tables for `sqlOf<GatewayDatabase>(em)`: named by entity, columns by property. */
+export type GatewayDatabase = EntityDatabase<typeof WorkspaceSchema | typeof ApiKeySchema | typeof IdempotencyRecordSchema>;
 
 const migrations = [{ name: 'Migration20261123000000_initial', class: Migration20261123000000_initial }];
 

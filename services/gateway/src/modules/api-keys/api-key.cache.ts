@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { keyIdOfSegment, keyIdSegmentOf } from './api-key.domain.ts';
 
 /** What authentication needs of a usable (existing, unrevoked) key. */
@@ -9,9 +10,9 @@ export interface ActiveKey {
   scopes: ReadonlySet<string>;
 }
 
-interface Entry {
+/** What the cache holds for an id segment; `key` undefined: no such key, or revoked. */
+export interface CachedKey {
   key: ActiveKey | undefined;
-  expiresAt: number;
 }
 
 export interface ApiKeyCacheOptions {
@@ -23,66 +24,47 @@ export interface ApiKeyCacheOptions {
 
 /**
  * Keys by id segment, so that a request with a known key costs no database work. Unknown and
- * revoked ids are cached too, so one made-up key sent again and again costs one query; a flood of
- * different made-up keys is held back by each client address's lookup budget (key-lookup-budget.ts).
+ * revoked ids are cached too (as `{ key: undefined }`: lru-cache takes an undefined value for a
+ * miss), so one made-up key sent again and again costs one query; a flood of different made-up
+ * keys is held back by each client address's lookup budget (key-lookup-budget.ts).
  * Changes announced by PostgreSQL evict entries at once; the TTL bounds staleness if a notice
- * is ever missed.
+ * is ever missed. Concurrent lookups of one segment share one load.
  */
 export class ApiKeyCache {
-  readonly #entries = new Map<string, Entry>();
-  readonly #loading = new Map<string, Promise<ActiveKey | undefined>>();
-  readonly #options: ApiKeyCacheOptions;
-  // A load that started before an eviction may have read the old row: it must not be cached.
-  #generation = 0;
+  readonly #entries: LRUCache<string, CachedKey>;
 
-  constructor(options: ApiKeyCacheOptions) {
-    this.#options = options;
+  constructor({ load, ttlMs, maxEntries }: ApiKeyCacheOptions) {
+    this.#entries = new LRUCache<string, CachedKey>({
+      max: maxEntries,
+      ttl: ttlMs,
+      fetchMethod: async (segment) => {
+        const keyId = keyIdOfSegment(segment);
+        return { key: keyId === undefined ? undefined : await load(keyId) };
+      },
+      // An eviction (or clear) during a load aborts it: the load may have read the old row, so its
+      // result must not be cached, but the requests waiting for it still get it rather than an error.
+      ignoreFetchAbort: true,
+    });
   }
 
   /** The active key behind an id segment (synchronously when cached), or undefined. */
   find(segment: string): ActiveKey | undefined | Promise<ActiveKey | undefined> {
-    const entry = this.cached(segment);
-    return entry === undefined ? this.#loadOnce(segment) : entry.key;
+    const entry = this.#entries.get(segment);
+    return entry === undefined ? this.#entries.fetch(segment).then((loaded) => loaded?.key) : entry.key;
   }
 
-  /** What the cache holds for an id segment without loading it: `{ key }` (undefined key: unknown or revoked), or undefined when it must be loaded. */
-  cached(segment: string): { key: ActiveKey | undefined } | undefined {
-    const entry = this.#entries.get(segment);
-    return entry !== undefined && entry.expiresAt > Date.now() ? entry : undefined;
+  /** What the cache holds for an id segment without loading it, or undefined when it must be loaded. */
+  cached(segment: string): CachedKey | undefined {
+    return this.#entries.get(segment);
   }
 
   /** Forgets one key, by its id (dashed UUID), as announced by a change notice. */
   evict(keyId: string): void {
-    this.#generation += 1;
     this.#entries.delete(keyIdSegmentOf(keyId));
   }
 
   /** Forgets everything: after a lost notice connection, any entry may be stale. */
   clear(): void {
-    this.#generation += 1;
     this.#entries.clear();
-  }
-
-  #loadOnce(segment: string): Promise<ActiveKey | undefined> {
-    const pending = this.#loading.get(segment);
-    if (pending) return pending;
-    const generation = this.#generation;
-    const keyId = keyIdOfSegment(segment);
-    const load = (keyId === undefined ? Promise.resolve(undefined) : this.#options.load(keyId))
-      .then((key) => {
-        if (generation === this.#generation) this.#remember(segment, key);
-        return key;
-      })
-      .finally(() => this.#loading.delete(segment));
-    this.#loading.set(segment, load);
-    return load;
-  }
-
-  #remember(segment: string, key: ActiveKey | undefined): void {
-    if (this.#entries.size >= this.#options.maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
-    this.#entries.set(segment, { key, expiresAt: Date.now() + this.#options.ttlMs });
   }
 }

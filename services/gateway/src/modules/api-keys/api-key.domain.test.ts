@@ -32,6 +32,18 @@ describe('API key format', () => {
   });
 
   it.each([
+    ['00000000-0000-0000-0000-000000000000', '0000000000000000000000'],
+    ['00000000-0000-0000-0000-000000000001', '0000000000000000000001'],
+    ['00ffffff-ffff-ffff-ffff-ffffffffffff', '01szWVIyZES2MJoAMUmjwV'],
+    ['0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887', '02xEckJlfmE9WjrCjBR0WF'],
+    ['019a2b3c-0000-7000-8000-00000000abcd', '031RkyP1pN1ggFfMudljsD'],
+    ['ffffffff-ffff-ffff-ffff-ffffffffffff', '7n42DGM5Tflk9n8mt7Fhc7'],
+  ])('writes key id %s as the segment %s, as keys already issued carry it', (keyId, segment) => {
+    expect(keyIdSegmentOf(keyId)).toBe(segment);
+    expect(keyIdOfSegment(segment)).toBe(keyId);
+  });
+
+  it.each([
     ['another prefix', `sk_live_${'a'.repeat(65)}`],
     ['too short', `${API_KEY_PREFIX}${'a'.repeat(64)}`],
     ['too long', `${API_KEY_PREFIX}${'a'.repeat(66)}`],
@@ -43,6 +55,7 @@ describe('API key format', () => {
   it.each([
     ['a character outside base62', `${'a'.repeat(21)}-`],
     ['a value above 128 bits', 'z'.repeat(22)],
+    ['the value 2^128, one above the largest id', '7n42DGM5Tflk9n8mt7Fhc8'],
   ])('finds no key id in a segment with %s', (_name, segment) => {
     expect(keyIdOfSegment(segment)).toBeUndefined();
   });

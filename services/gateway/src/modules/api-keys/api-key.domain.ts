@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SCOPES, type Scope } from '@invoicing/contracts';
+import baseX from 'base-x';
 
 /**
  * Key format: `inv_live_` + 22 base62 characters of the key's id (its UUID, not secret) + 43 base62
@@ -12,34 +13,32 @@ const ID_CHARS = 22;
 const SECRET_BYTES = 32;
 const SECRET_CHARS = 43;
 const KEY_LENGTH = API_KEY_PREFIX.length + ID_CHARS + SECRET_CHARS;
-const MAX_ID = 1n << 128n;
+const ID_BYTES = 16;
 
-const DIGIT_VALUE = new Map([...ALPHABET].map((char, index) => [char, BigInt(index)]));
+// base-x writes each leading zero byte as one '0', then the digits of the number the bytes make;
+// padded with '0' to the field's width, that is the number in base62, as keys have always been written.
+const base62 = baseX(ALPHABET);
 
-const encodeBase62 = (bytes: Uint8Array, width: number): string => {
-  let value = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
-  let text = '';
-  while (value > 0n) {
-    text = ALPHABET[Number(value % 62n)] + text;
-    value /= 62n;
-  }
-  return text.padStart(width, '0');
-};
+const encodeBase62 = (bytes: Uint8Array, width: number): string => base62.encode(bytes).padStart(width, '0');
 
-const decodeBase62 = (text: string): bigint | undefined => {
-  let value = 0n;
-  for (const char of text) {
-    const digit = DIGIT_VALUE.get(char);
-    if (digit === undefined) return undefined;
-    value = value * 62n + digit;
-  }
-  return value;
+/** The 16 bytes of the id a segment encodes, or undefined when it has a character outside base62 or its value needs more than 128 bits. */
+const decodeId = (segment: string): Buffer | undefined => {
+  const bytes = base62.decodeUnsafe(segment);
+  if (bytes === undefined) return undefined;
+  const firstNonZero = bytes.findIndex((byte) => byte !== 0);
+  const significant = firstNonZero === -1 ? new Uint8Array() : bytes.subarray(firstNonZero);
+  if (significant.length > ID_BYTES) return undefined;
+  const id = Buffer.alloc(ID_BYTES);
+  id.set(significant, ID_BYTES - significant.length);
+  return id;
 };
 
 const uuidToBytes = (uuid: string): Buffer => Buffer.from(uuid.replaceAll('-', ''), 'hex');
 
-const hexToUuid = (hex: string): string =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+const bytesToUuid = (bytes: Buffer): string => {
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
 
 /** The part of a key that names it: the cache is keyed by it, so a cached key is found without decoding. */
 export const keyIdSegmentOf = (keyId: string): string => encodeBase62(uuidToBytes(keyId), ID_CHARS);
@@ -55,9 +54,8 @@ export const idSegmentOfKey = (key: string): string | undefined =>
 
 /** The key id (dashed UUID) that an id segment encodes, or undefined when it encodes none. */
 export const keyIdOfSegment = (segment: string): string | undefined => {
-  const value = decodeBase62(segment);
-  if (value === undefined || value >= MAX_ID) return undefined;
-  return hexToUuid(value.toString(16).padStart(32, '0'));
+  const id = decodeId(segment);
+  return id === undefined ? undefined : bytesToUuid(id);
 };
 
 /** SHA-256 of the whole key, hex: the only form in which a key is stored. */

@@ -1,3 +1,13 @@
+// Kept instead of pg-listen (1.7.0, its last release, December 2020; tried against pg 8.23 here and
+// a TCP proxy cut in front of PostgreSQL). pg-listen does report reconnection ('reconnect' per
+// attempt, 'connected' once it listens again), so the cache could be cleared, but:
+// - close() does not stop a reconnection under way: closed during an outage, it went on retrying
+//   and, once PostgreSQL was back, opened a new connection and LISTENed on it (one such backend 5 s
+//   after close), its timers keeping the process alive;
+// - by default it stops reconnecting for good after 3 s of outage (retryTimeout) and only emits
+//   'error', leaving revoked keys cached until their TTL; reconnecting forever (retryTimeout: 0)
+//   makes the first point endless;
+// - its connect() rejects when PostgreSQL is away at start, where the gateway must start anyway.
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 

@@ -1,3 +1,11 @@
+// Kept instead of a second @fastify/rate-limit limiter. Its `createRateLimit()` could do the counting
+// (peeked with `{ increment: false }` before a lookup, counted after a failed one), but a limiter it
+// makes always counts in the store the plugin was registered with: with REDIS_URL this budget
+// would move into Redis (a test with two replicas confirmed it holds across them), costing a round
+// trip per unknown key and, while Redis is away (`skipOnError`), letting every made-up key through
+// to PostgreSQL, the load this budget exists to shed (README, "Rate limits": it stays in memory).
+// The plugin's in-memory store is not exported, and registering the plugin a second time on the
+// same app gives no limiter with a store of its own (the decorators of the first one stay).
 import { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@invoicing/service-kit';
 

@@ -1,5 +1,6 @@
-import { newId, type Orm } from '@invoicing/service-kit';
+import { newId, sqlOf, type Orm } from '@invoicing/service-kit';
 import { sql } from 'kysely';
+import type { GatewayDatabase } from '../../database.ts';
 import type { RecordedResponse } from './idempotency.domain.ts';
 
 /** The right of one request to run with a key, until it completes, is released, or its lease ends. */
@@ -30,14 +31,8 @@ export type ClaimAttempt =
   /** Another request claimed the key and released it again while this one looked: try again. */
   | { kind: 'released' };
 
-interface ClaimRow {
-  claimed: boolean;
-  fingerprint: string | null;
-  state: 'in_flight' | 'completed' | null;
-  response_status: number | null;
-  response_headers: Record<string, string | string[]> | null;
-  response_body: Buffer | null;
-}
+/** The moment before which a record created has outlived its time to live. */
+const olderThan = (ttlHours: number) => sql<Date>`now() - ${ttlHours}::integer * interval '1 hour'`;
 
 /**
  * Claims the key, or reads what holds it, in one statement (one round trip either way): a new
@@ -48,58 +43,110 @@ interface ClaimRow {
  */
 export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAttempt> => {
   const lockToken = newId();
-  const { rows } = await sql<ClaimRow>`
-    with claimed as (
-      insert into gateway.idempotency_records (id, workspace_id, key, fingerprint, state, lock_token, locked_until)
-      values (${newId()}, ${request.workspaceId}, ${request.key}, ${request.fingerprint}, 'in_flight', ${lockToken},
-              now() + ${request.leaseMs}::integer * interval '1 millisecond')
-      on conflict (workspace_id, key) do update set
-        fingerprint = excluded.fingerprint, state = 'in_flight', lock_token = excluded.lock_token,
-        locked_until = excluded.locked_until, created_at = now(), completed_at = null,
-        response_status = null, response_headers = null, response_body = null
-      where (idempotency_records.state = 'in_flight' and idempotency_records.locked_until < now()
-             and idempotency_records.fingerprint = excluded.fingerprint)
-         or idempotency_records.created_at < now() - ${request.ttlHours}::integer * interval '1 hour'
-      returning 1
+  const now = sql<Date>`now()`;
+  const row = await sqlOf<GatewayDatabase>(orm.em)
+    .with('claimed', (db) =>
+      db
+        .insertInto('IdempotencyRecord')
+        .values({
+          id: newId(),
+          workspace: request.workspaceId,
+          key: request.key,
+          fingerprint: request.fingerprint,
+          state: 'in_flight',
+          lockToken,
+          lockedUntil: sql<Date>`now() + ${request.leaseMs}::integer * interval '1 millisecond'`,
+          createdAt: now,
+        })
+        .onConflict((conflict) =>
+          conflict
+            .columns(['workspace', 'key'])
+            .doUpdateSet((eb) => ({
+              fingerprint: eb.ref('excluded.fingerprint'),
+              state: 'in_flight',
+              lockToken: eb.ref('excluded.lockToken'),
+              lockedUntil: eb.ref('excluded.lockedUntil'),
+              createdAt: now,
+              completedAt: null,
+              responseStatus: null,
+              responseHeaders: null,
+              responseBody: null,
+            }))
+            .where((eb) =>
+              eb.or([
+                eb.and([
+                  eb('IdempotencyRecord.state', '=', 'in_flight'),
+                  eb('IdempotencyRecord.lockedUntil', '<', now),
+                  eb('IdempotencyRecord.fingerprint', '=', eb.ref('excluded.fingerprint')),
+                ]),
+                eb('IdempotencyRecord.createdAt', '<', olderThan(request.ttlHours)),
+              ]),
+            ),
+        )
+        .returning(sql<number>`1`.as('one')),
     )
-    select true as claimed, null as fingerprint, null as state, null::smallint as response_status,
-           null::jsonb as response_headers, null::bytea as response_body
-    from claimed
-    union all
-    select false, fingerprint, state, response_status, response_headers, response_body
-    from gateway.idempotency_records
-    where workspace_id = ${request.workspaceId} and key = ${request.key} and not exists (select from claimed)`.execute(orm.em.getKysely());
-  const [row] = rows;
+    .selectFrom('claimed')
+    .select([
+      sql<boolean>`true`.as('claimed'),
+      sql<string | null>`null`.as('fingerprint'),
+      sql<ExistingRecord['state'] | null>`null`.as('state'),
+      sql<number | null>`null::smallint`.as('responseStatus'),
+      sql<Record<string, string | string[]> | null>`null::jsonb`.as('responseHeaders'),
+      sql<Buffer | null>`null::bytea`.as('responseBody'),
+    ])
+    .unionAll((db) =>
+      db
+        .selectFrom('IdempotencyRecord')
+        .select([sql<boolean>`false`.as('claimed'), 'fingerprint', 'state', 'responseStatus', 'responseHeaders', 'responseBody'])
+        .where('workspace', '=', request.workspaceId)
+        .where('key', '=', request.key)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('claimed').select(sql`1`.as('one'))))),
+    )
+    .executeTakeFirst();
   if (row === undefined) return { kind: 'released' };
   if (row.claimed) return { kind: 'claimed', claim: { workspaceId: request.workspaceId, key: request.key, lockToken } };
   const response =
-    row.state === 'completed' && row.response_status !== null
-      ? { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? Buffer.alloc(0) }
+    row.state === 'completed' && row.responseStatus !== null
+      ? { status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody ?? Buffer.alloc(0) }
       : undefined;
   return { kind: 'held', record: { fingerprint: row.fingerprint!, state: row.state!, response } };
 };
 
 /** Records the outcome for replay; a claim taken over meanwhile (lease ended) records nothing. */
 export const completeClaim = async (orm: Orm, claim: Claim, response: RecordedResponse): Promise<void> => {
-  await sql`
-    update gateway.idempotency_records set
-      state = 'completed', response_status = ${response.status}, response_headers = ${JSON.stringify(response.headers)}::jsonb,
-      response_body = ${response.body}, completed_at = now(), lock_token = null, locked_until = null
-    where workspace_id = ${claim.workspaceId} and key = ${claim.key} and lock_token = ${claim.lockToken}`.execute(orm.em.getKysely());
+  await sqlOf<GatewayDatabase>(orm.em)
+    .updateTable('IdempotencyRecord')
+    .set({
+      state: 'completed',
+      responseStatus: response.status,
+      responseHeaders: response.headers,
+      responseBody: response.body,
+      completedAt: sql<Date>`now()`,
+      lockToken: null,
+      lockedUntil: null,
+    })
+    .where('workspace', '=', claim.workspaceId)
+    .where('key', '=', claim.key)
+    .where('lockToken', '=', claim.lockToken)
+    .execute();
 };
 
 /** Frees the key for a retry (the request failed without an outcome worth keeping). */
 export const releaseClaim = async (orm: Orm, claim: Claim): Promise<void> => {
-  await sql`
-    delete from gateway.idempotency_records
-    where workspace_id = ${claim.workspaceId} and key = ${claim.key} and lock_token = ${claim.lockToken}`.execute(orm.em.getKysely());
+  await sqlOf<GatewayDatabase>(orm.em)
+    .deleteFrom('IdempotencyRecord')
+    .where('workspace', '=', claim.workspaceId)
+    .where('key', '=', claim.key)
+    .where('lockToken', '=', claim.lockToken)
+    .execute();
 };
 
 /** Deletes records older than the time to live (in-flight ones only once their lease is over). */
 export const purgeExpiredRecords = async (orm: Orm, ttlHours: number): Promise<number> => {
-  const result = await sql`
-    delete from gateway.idempotency_records
-    where created_at < now() - ${ttlHours}::integer * interval '1 hour'
-      and (state = 'completed' or locked_until < now())`.execute(orm.em.getKysely());
-  return Number(result.numAffectedRows ?? 0);
+  const result = await sqlOf<GatewayDatabase>(orm.em)
+    .deleteFrom('IdempotencyRecord')
+    .where('createdAt', '<', olderThan(ttlHours))
+    .where((eb) => eb.or([eb('state', '=', 'completed'), eb('lockedUntil', '<', sql<Date>`now()`)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 };
