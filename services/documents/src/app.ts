@@ -1,4 +1,5 @@
 import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { registerInvoiceExportRoutes } from './modules/einvoices/invoice-export.routes.ts';
 import { createExportCache, invoiceExportService, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
@@ -25,23 +26,25 @@ export interface DocumentsAppDeps {
   exportCache?: ExportCache;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
+  clock: Clock;
   checkReadiness: () => Promise<void>;
   logger?: FastifyServerOptions['logger'];
 }
 
 /** Documents' HTTP app: invoice PDFs, e-invoice exports and the public invoice page. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, exportCache = createExportCache(32 * 1024 * 1024), announce, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
+export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, exportCache = createExportCache(32 * 1024 * 1024), announce, clock, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
   const app = createServiceApp({ name: 'documents', logger, internalToken, orm, checkReadiness });
-  const pdfs = invoicePdfService({ em: orm.em, billing, printer, ...(pdfCache ? { cache: pdfCache } : {}) });
+  const pdfs = invoicePdfService({ em: orm.em, billing, printer, clock, ...(pdfCache ? { cache: pdfCache } : {}) });
   const exports = invoiceExportService({
     em: orm.em,
     billing,
     pdfBytesOf: async (workspaceId, invoice) => (await pdfs.forInvoice(workspaceId, invoice)).content,
     cache: exportCache,
+    clock,
   });
   registerInvoicePdfRoutes(app, pdfDownloadService({ pdfs, exports, billing }));
   registerInvoiceExportRoutes(app, exports);
-  registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, exports, templates, announce, log: app.log }));
+  registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, exports, templates, announce, log: app.log, clock }));
   return app;
 };
 

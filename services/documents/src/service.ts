@@ -1,5 +1,6 @@
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
 import { applyMigrations, assembleService, createServiceClient, type EventBus, eventLogFields, type ServiceDefinition } from '@invoicing/service-kit';
+import { systemClock, type Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type DocumentsConfig } from './config.ts';
@@ -21,6 +22,7 @@ export interface DocumentsServiceDeps {
   /** The event bus, owned by whoever hosts the service: several services may share one. */
   bus: EventBus;
   logger?: FastifyServerOptions['logger'];
+  clock?: Clock;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface DocumentsServiceDeps {
  * signals, no exit, no bus), so one process may host it beside other services; `stop` (or closing
  * the app) stops its workers, the browser and its pool.
  */
-export const createDocumentsService = async (config: DocumentsConfig, { bus, logger }: DocumentsServiceDeps) => {
+export const createDocumentsService = async (config: DocumentsConfig, { bus, logger, clock = systemClock }: DocumentsServiceDeps) => {
   const chromium = await resolveChromium(config.CHROMIUM_PATH);
   return assembleService(
     {
@@ -72,6 +74,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
         templates,
         pdfCache: createPdfCache(config.PDF_CACHE_MB * 1024 * 1024),
         announce,
+        clock,
         checkReadiness,
         logger,
       });
@@ -79,7 +82,7 @@ export const createDocumentsService = async (config: DocumentsConfig, { bus, log
       else app.log.warn({ reason: chromium.reason }, 'no Chromium: PDF requests answer 503 until one is configured; the rest works');
       const renderTime = app.metrics.histogram('pdf_render_duration_seconds', 'Time Chromium took to print one invoice PDF.', PDF_RENDER_BUCKETS_S);
       observeRender = (seconds) => renderTime.observe(seconds);
-      const onFinalized = storeFinalizedInvoice({ em: orm.em, printer });
+      const onFinalized = storeFinalizedInvoice({ em: orm.em, printer, clock });
       // The bus owns the subscription; the browser waits for the first PDF.
       const finalizedConsumer = {
         start: () =>

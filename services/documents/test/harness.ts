@@ -2,6 +2,7 @@ export { expectProblem } from '@invoicing/testing';
 import { randomUUID } from 'node:crypto';
 import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken, type PdfFormat } from '@invoicing/contracts';
 import { createInProcessBus, migrateDatabase, OutboxRelay, type Caller } from '@invoicing/service-kit';
+import { systemClock } from '@invoicing/service-kit/clock';
 import { createTestDatabase } from '@invoicing/testing';
 import { buildApp } from '../src/app.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
@@ -102,6 +103,7 @@ export const startDocuments = async (label: string, options: DocumentsHarnessOpt
     templates,
     pdfCache: createPdfCache(8 * 1024 * 1024),
     announce: () => relay.nudge(),
+    clock: systemClock,
     checkReadiness: async () => {},
   });
   await app.ready();

@@ -1,4 +1,5 @@
 import { afterCommit, createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import { NOTIFICATIONS_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerEndpointRoutes } from './modules/endpoints/endpoint.routes.ts';
@@ -6,7 +7,6 @@ import { endpointService } from './modules/endpoints/endpoint.service.ts';
 import { registerEventRoutes } from './modules/events/event.routes.ts';
 import { eventService } from './modules/events/event.service.ts';
 import type { AddressPolicy } from './shared/address-policy.ts';
-import type { Clock } from './shared/clock.ts';
 import type { SecretBox } from './shared/secret-box.ts';
 
 export interface NotificationsAppDeps {

@@ -1,15 +1,19 @@
-import { openDatabase, type Orm } from '@invoicing/service-kit';
+import { openDatabase, type EntityDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261124000000CreateNotifications } from './migrations/Migration20261124000000CreateNotifications.ts';
 import { Migration20261201000000EventCorrelation } from './migrations/Migration20261201000000EventCorrelation.ts';
 import { Migration20261205200000IdempotencyRecords } from './migrations/Migration20261205200000IdempotencyRecords.ts';
 import { DeliveryAttemptEntity } from './modules/deliveries/delivery-attempt.entity.ts';
+import { DeliveryEntity } from './modules/deliveries/delivery.entity.ts';
 import { EndpointEntity } from './modules/endpoints/endpoint.entity.ts';
 import { EventEntity } from './modules/events/event.entity.ts';
 
 /** The PostgreSQL schema notifications owns; no other service reads it. */
 export const NOTIFICATIONS_SCHEMA = 'notifications';
 
-export const ENTITIES = [EndpointEntity, EventEntity, DeliveryAttemptEntity];
+export const ENTITIES = [EndpointEntity, EventEntity, DeliveryEntity, DeliveryAttemptEntity];
+
+/** The schema as Kysely sees it (entity and property names), for SQL written by hand: `sqlOf<NotificationsDatabase>(em)`. */
+export type NotificationsDatabase = EntityDatabase<(typeof ENTITIES)[number]>;
 
 /** Applied in this order; never generated from the entities. */
 export const MIGRATIONS = [

@@ -1,4 +1,5 @@
 import { applyMigrations, assembleService, type EventBus, type EventConsumer, PeriodicTask, type ServiceDefinition } from '@invoicing/service-kit';
+import { systemClock, type Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type NotificationsConfig } from './config.ts';
@@ -9,7 +10,6 @@ import { createWebhookSender } from './modules/deliveries/webhook-sender.ts';
 import { expiredEventsPurge } from './modules/events/event-purge.ts';
 import { recordEvent } from './modules/events/record-event.ts';
 import { AddressPolicy } from './shared/address-policy.ts';
-import { systemClock, type Clock } from './shared/clock.ts';
 import { createSecretBox, loadSecretsKey } from './shared/secret-box.ts';
 
 /** Durable consumers: one per stream, since the NATS 2.9 server takes one filter subject per consumer. */

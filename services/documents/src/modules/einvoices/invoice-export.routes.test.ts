@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BILLING_SUBJECTS, type Invoice } from '@invoicing/contracts';
+import { systemClock } from '@invoicing/service-kit/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
 import { EINVOICE_SHAPES, EXPORT_VARIANTS, type EinvoiceShape } from '../../../test/support/einvoice-shapes.ts';
@@ -168,7 +169,7 @@ describe('e-invoice exports of a finalized invoice', () => {
   });
 
   it('stores every export on billing.invoice.finalized, once', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
     const workspaceId = newWorkspace();
     const invoice = invoiceOf(EINVOICE_SHAPES[2]!);
     const event = {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parsePublicId, type EinvoiceSyntax, type Invoice } from '@invoicing/contracts';
 import { invalidRequest, notFound, workspaceIdOf, type Caller } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
 import { createStoredFileCache } from '../invoice-pdfs/pdf-cache.ts';
@@ -79,7 +80,7 @@ const renderAndStore = async (
   invoice: Invoice,
   kind: ExportKind,
   pdfBytes: () => Promise<Buffer>,
-  now: () => Date,
+  clock: Clock,
 ): Promise<InvoiceExportRow> => {
   const content = await renderExport(invoice, kind, pdfBytes);
   const row: InvoiceExportRow = {
@@ -91,7 +92,7 @@ const renderAndStore = async (
     sha256: createHash('sha256').update(content).digest('hex'),
     byteSize: content.length,
     content,
-    renderedAt: now(),
+    renderedAt: clock.now(),
   };
   if (await exports.addIfAbsent(row)) return row;
   return (await exports.findWithContent(workspaceId, row.invoiceId, kind))!;
@@ -102,11 +103,11 @@ export interface InvoiceExportDeps {
   billing: BillingReader;
   pdfBytesOf: PdfBytesOf;
   cache?: ExportCache;
-  now?: () => Date;
+  clock: Clock;
 }
 
 /** Stored e-invoice exports: served as stored, written and stored on first need. */
-export const invoiceExportService = ({ em, billing, pdfBytesOf, cache = createExportCache(0), now = () => new Date() }: InvoiceExportDeps) => {
+export const invoiceExportService = ({ em, billing, pdfBytesOf, cache = createExportCache(0), clock }: InvoiceExportDeps) => {
   const exports = invoiceExportRepository(em);
 
   const stored = async (workspaceId: string, invoiceId: string, kind: ExportKind): Promise<InvoiceExportRow | undefined> => {
@@ -119,7 +120,7 @@ export const invoiceExportService = ({ em, billing, pdfBytesOf, cache = createEx
 
   const write = async (workspaceId: string, invoice: Invoice, kind: ExportKind): Promise<InvoiceExportRow> => {
     refuseUnready(invoice, profileOfKind(kind));
-    const row = await renderAndStore(exports, workspaceId, invoice, kind, () => pdfBytesOf(workspaceId, invoice), now);
+    const row = await renderAndStore(exports, workspaceId, invoice, kind, () => pdfBytesOf(workspaceId, invoice), clock);
     cache.put(row);
     return row;
   };
@@ -159,14 +160,14 @@ export type InvoiceExportService = ReturnType<typeof invoiceExportService>;
  * event finds them stored). The Factur-X needs the printed PDF; without one (no Chromium) it is
  * written on its first download.
  */
-export const storeFinalizedExports = async (em: EntityManager, workspaceId: string, invoice: Invoice, pdf: Buffer | undefined, now: () => Date): Promise<ExportKind[]> => {
+export const storeFinalizedExports = async (em: EntityManager, workspaceId: string, invoice: Invoice, pdf: Buffer | undefined, clock: Clock): Promise<ExportKind[]> => {
   const exports = invoiceExportRepository(em);
   const have = await exports.storedKinds(workspaceId, invoiceUuidOf(invoice));
   const stored: ExportKind[] = [];
   for (const kind of EXPORT_KINDS) {
     if (have.has(kind) || (kind === 'facturx' && pdf === undefined)) continue;
     if (einvoiceProblems(invoice, profileOfKind(kind)).length > 0) continue;
-    await renderAndStore(exports, workspaceId, invoice, kind, async () => pdf!, now);
+    await renderAndStore(exports, workspaceId, invoice, kind, async () => pdf!, clock);
     stored.push(kind);
   }
   return stored;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BILLING_SUBJECTS, type EventEnvelope, type Invoice } from '@invoicing/contracts';
+import { systemClock } from '@invoicing/service-kit/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
@@ -28,7 +29,7 @@ const finalizedEvent = (workspaceId: string, invoice: Invoice): EventEnvelope =>
 
 describe('on billing.invoice.finalized', () => {
   it('prints the PDF once from the event’s snapshot, and a redelivered event prints nothing', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
     const workspaceId = newWorkspace();
     const invoice = makeInvoice();
     const event = finalizedEvent(workspaceId, invoice);
@@ -49,7 +50,7 @@ describe('on billing.invoice.finalized', () => {
   });
 
   it('stores one PDF when the event and a first download race', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
     const workspaceId = newWorkspace();
     const invoice = sut.billing.put(workspaceId, makeInvoice());
     const [, download] = await Promise.all([handle(finalizedEvent(workspaceId, invoice)), sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf`)]);
@@ -61,7 +62,7 @@ describe('on billing.invoice.finalized', () => {
   });
 
   it('skips an event that breaks the contract instead of failing on it for ever', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
     expect(await handle({ ...finalizedEvent(newWorkspace(), makeInvoice()), data: { object: { id: 'in_x' } } })).toBe('unreadable');
   });
 });

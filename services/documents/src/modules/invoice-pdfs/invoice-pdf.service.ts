@@ -1,5 +1,6 @@
 import { billingEventSchema, BILLING_SUBJECTS, parsePublicId, type EventEnvelope, type Invoice } from '@invoicing/contracts';
 import { invalidRequest, notFound, workspaceIdOf, type Caller } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BillingReader } from '../../shared/billing.ts';
 import { storeFinalizedExports } from '../einvoices/invoice-export.service.ts';
@@ -14,7 +15,7 @@ export interface InvoicePdfDeps {
   printer: InvoicePrinter;
   /** Stored PDFs held in memory; default: none. */
   cache?: PdfCache;
-  now?: () => Date;
+  clock: Clock;
 }
 
 const invoiceUuidOf = (invoice: Invoice): string => {
@@ -24,7 +25,7 @@ const invoiceUuidOf = (invoice: Invoice): string => {
 };
 
 /** Prints the invoice and stores it, or returns what a concurrent print stored first. */
-const printAndStore = async (pdfs: InvoicePdfRepository, printer: InvoicePrinter, workspaceId: string, invoice: Invoice, now: () => Date): Promise<InvoicePdfRow> => {
+const printAndStore = async (pdfs: InvoicePdfRepository, printer: InvoicePrinter, workspaceId: string, invoice: Invoice, clock: Clock): Promise<InvoicePdfRow> => {
   const printed = await printer.print(invoice);
   const row: InvoicePdfRow = {
     invoiceId: invoiceUuidOf(invoice),
@@ -34,14 +35,14 @@ const printAndStore = async (pdfs: InvoicePdfRepository, printer: InvoicePrinter
     sha256: printed.sha256,
     byteSize: printed.bytes.length,
     content: printed.bytes,
-    renderedAt: now(),
+    renderedAt: clock.now(),
   };
   if (await pdfs.addIfAbsent(row)) return row;
   return (await pdfs.findWithContent(workspaceId, row.invoiceId))!;
 };
 
 /** Stored PDFs: served as stored, printed and stored on first need. */
-export const invoicePdfService = ({ em, billing, printer, cache = createPdfCache(0), now = () => new Date() }: InvoicePdfDeps) => {
+export const invoicePdfService = ({ em, billing, printer, cache = createPdfCache(0), clock }: InvoicePdfDeps) => {
   const pdfs = invoicePdfRepository(em);
 
   /** The stored PDF of the workspace's invoice, from memory or PostgreSQL. */
@@ -54,7 +55,7 @@ export const invoicePdfService = ({ em, billing, printer, cache = createPdfCache
   };
 
   const print = async (workspaceId: string, invoice: Invoice): Promise<InvoicePdfRow> => {
-    const printed = await printAndStore(pdfs, printer, workspaceId, invoice, now);
+    const printed = await printAndStore(pdfs, printer, workspaceId, invoice, clock);
     cache.put(printed);
     return printed;
   };
@@ -103,7 +104,7 @@ export type FinalizedOutcome = 'stored' | 'stored-already' | 'no-chromium' | 'un
  * browser is there.
  */
 export const storeFinalizedInvoice =
-  ({ em, printer, now = () => new Date() }: Omit<InvoicePdfDeps, 'billing'>) =>
+  ({ em, printer, clock }: Omit<InvoicePdfDeps, 'billing'>) =>
   async (envelope: EventEnvelope): Promise<FinalizedOutcome> => {
     const event = FinalizedEvent.safeParse(envelope);
     // Redelivering an event that breaks the contract would not mend it.
@@ -114,7 +115,7 @@ export const storeFinalizedInvoice =
     const pdfs = invoicePdfRepository(fork);
     let pdf = await pdfs.findWithContent(workspaceId, invoiceUuidOf(invoice));
     const outcome: FinalizedOutcome = pdf ? 'stored-already' : printer.unavailableBecause !== undefined ? 'no-chromium' : 'stored';
-    if (!pdf && outcome === 'stored') pdf = await printAndStore(pdfs, printer, workspaceId, invoice, now);
-    await storeFinalizedExports(fork, workspaceId, invoice, pdf?.content, now);
+    if (!pdf && outcome === 'stored') pdf = await printAndStore(pdfs, printer, workspaceId, invoice, clock);
+    await storeFinalizedExports(fork, workspaceId, invoice, pdf?.content, clock);
     return outcome;
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DOCUMENTS_SUBJECTS, type EinvoiceSyntax, type InvoiceByPublicToken, type PdfFormat } from '@invoicing/contracts';
 import { AppError } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { BillingReader } from '../../shared/billing.ts';
@@ -26,7 +27,7 @@ export interface PublicPageDeps {
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   log: FastifyBaseLogger;
-  now?: () => Date;
+  clock: Clock;
 }
 
 // One answer for every link that leads nowhere (malformed, unknown, rotated away, a draft), so
@@ -34,7 +35,7 @@ export interface PublicPageDeps {
 const noSuchLink = () => new AppError('not_found', 'No invoice behind this link. It may have been replaced by a newer one.');
 
 /** The public invoice page and its PDF, reached with the invoice's public token alone. */
-export const publicPageService = ({ em, billing, pdfs, exports, templates, announce, log, now = () => new Date() }: PublicPageDeps) => {
+export const publicPageService = ({ em, billing, pdfs, exports, templates, announce, log, clock }: PublicPageDeps) => {
   const find = async (token: string, requestId: string): Promise<InvoiceByPublicToken> => {
     if (!isWellFormedToken(token)) throw noSuchLink();
     const found = await billing.invoiceByPublicToken(token, requestId);
@@ -84,7 +85,7 @@ export const publicPageService = ({ em, billing, pdfs, exports, templates, annou
         nonce,
       });
       if (isView) {
-        await addDocumentsEvent(em, DOCUMENTS_SUBJECTS.invoiceViewed, { object: found.invoice }, { workspaceId: found.workspace_id, requestId, keyId: null }, now());
+        await addDocumentsEvent(em, DOCUMENTS_SUBJECTS.invoiceViewed, { object: found.invoice }, { workspaceId: found.workspace_id, requestId, keyId: null }, clock.now());
         announce();
       }
       return { html, nonce };

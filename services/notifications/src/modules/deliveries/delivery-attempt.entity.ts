@@ -5,7 +5,7 @@ export const DeliveryAttemptEntity = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   properties: {
-    id: p.uuid().primary(),
+    id: p.uuid().primary().defaultRaw('notifications.uuid_v7()'),
     deliveryId: p.uuid(),
     eventId: p.uuid(),
     endpointId: p.uuid(),

@@ -1,7 +1,7 @@
 import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../shared/clock.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { signingSecrets } from '../endpoints/endpoint.domain.ts';
 import { endpointRepository } from '../endpoints/endpoint.repository.ts';

@@ -1,10 +1,11 @@
+import { sqlOf } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NOTIFICATIONS_SCHEMA } from '../../database.ts';
-
-const S = NOTIFICATIONS_SCHEMA;
+import { sql } from 'kysely';
+import type { NotificationsDatabase } from '../../database.ts';
+import type { DELIVERY_STATES } from './delivery.entity.ts';
 
 export type DeliveryTrigger = 'event' | 'replay' | 'redeliver';
-export type DeliveryState = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** A delivery the worker holds under `lease`, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -30,26 +31,6 @@ export interface ClaimedDelivery {
   eventData: unknown;
 }
 
-interface ClaimedRow {
-  id: string;
-  lease: string;
-  trigger: DeliveryTrigger;
-  attempts: number;
-  endpoint_id: string;
-  status: string;
-  failing: boolean;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  event_id: string;
-  workspace_id: string;
-  correlation_id: string | null;
-  type: string;
-  created: Date;
-  data: unknown;
-}
-
 export interface AttemptRecord {
   attemptedAt: Date;
   url: string;
@@ -60,30 +41,15 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-const toClaimed = (row: ClaimedRow): ClaimedDelivery => ({
-  id: row.id,
-  lease: row.lease,
-  trigger: row.trigger,
-  attempts: row.attempts,
-  endpointId: row.endpoint_id,
-  endpointEnabled: row.status === 'enabled',
-  endpointFailing: row.failing,
-  url: row.url,
-  secret: row.secret,
-  previousSecret: row.previous_secret,
-  previousSecretExpiresAt: row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at) : null,
-  eventId: row.event_id,
-  workspaceId: row.workspace_id,
-  correlationId: row.correlation_id,
-  eventType: row.type,
-  eventCreated: new Date(row.created),
-  eventData: row.data,
-});
+const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
+
+/** `ms` milliseconds from the database's now, computed by the database. */
+const nowPlusMs = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
 
 export const deliveryRepository = (em: EntityManager) => ({
   /** Deliveries still to be sent: queued, claimed or waiting for a retry. */
   countPending: async (): Promise<number> => {
-    const [row] = await em.execute<{ pending: string }[]>(`select count(*) as pending from ${S}.deliveries where state = 'pending'`);
+    const row = await sqlIn(em).selectFrom('Delivery').select((eb) => eb.fn.countAll<string>().as('pending')).where('state', '=', 'pending').executeTakeFirst();
     return Number(row?.pending ?? 0);
   },
 
@@ -96,34 +62,92 @@ export const deliveryRepository = (em: EntityManager) => ({
     // An endpoint takes at most `perEndpoint` of the requests in flight (its leases not yet run
     // out, whichever replica holds them): one that hangs or resets holds those few slots for the
     // request deadline, and every other endpoint's deliveries still go out at once.
-    const rows = await em.execute<ClaimedRow[]>(
-      `with in_flight as (
-         select endpoint_id, count(*) as sending from ${S}.deliveries
-          where state = 'pending' and lease is not null and next_attempt_at > now()
-          group by endpoint_id
-       ),
-       ranked as (
-         select d.id, d.endpoint_id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as place
-           from ${S}.deliveries d
-          where d.state = 'pending' and d.next_attempt_at <= now()
-       ),
-       due as (
-         select id from ${S}.deliveries
-          where id in (select r.id from ranked r left join in_flight f using (endpoint_id) where r.place + coalesce(f.sending, 0) <= ?)
-            and state = 'pending' and next_attempt_at <= now()
-          order by next_attempt_at
-          limit ?
-            for update skip locked
-       )
-       update ${S}.deliveries d
-          set lease = gen_random_uuid(), next_attempt_at = now() + ? * interval '1 millisecond'
-         from due, ${S}.webhook_endpoints w, ${S}.events e
-        where d.id = due.id and w.id = d.endpoint_id and e.id = d.event_id
-       returning d.id, d.lease, d.trigger, d.attempts, w.id as endpoint_id, w.status, w.failing_since is not null as failing, w.url, w.secret, w.previous_secret,
-                 w.previous_secret_expires_at, e.id as event_id, e.workspace_id, e.correlation_id, e.type, e.created, e.data`,
-      [perEndpoint, limit, leaseMs],
-    );
-    return rows.map(toClaimed);
+    // `ranked` and `inFlight` are subqueries rather than CTEs: PostgreSQL inlines a CTE read once
+    // anyway, and the ORM's naming plugin maps a subquery's columns to the entity's.
+    const rows = await sqlIn(em)
+      .with('due', (db) =>
+        db
+          .selectFrom('Delivery')
+          .select('id')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom((eb) =>
+                eb
+                  .selectFrom('Delivery')
+                  .select(['id', 'endpointId', (eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('endpointId').orderBy('nextAttemptAt').orderBy('id')).as('place')])
+                  .where('state', '=', 'pending')
+                  .where('nextAttemptAt', '<=', sql<Date>`now()`)
+                  .as('ranked'),
+              )
+              .leftJoin(
+                (eb) =>
+                  eb
+                    .selectFrom('Delivery')
+                    .select(['endpointId', (eb) => eb.fn.countAll<number>().as('sending')])
+                    .where('state', '=', 'pending')
+                    .where('lease', 'is not', null)
+                    .where('nextAttemptAt', '>', sql<Date>`now()`)
+                    .groupBy('endpointId')
+                    .as('inFlight'),
+                (join) => join.onRef('inFlight.endpointId', '=', 'ranked.endpointId'),
+              )
+              .select('ranked.id')
+              .where((eb) => eb(eb('ranked.place', '+', eb.fn.coalesce('inFlight.sending', sql.lit(0))), '<=', perEndpoint)),
+          )
+          .where('state', '=', 'pending')
+          .where('nextAttemptAt', '<=', sql<Date>`now()`)
+          .orderBy('nextAttemptAt')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      // The updated table is not aliased: the naming plugin maps the columns of an UPDATE's own table only without an alias.
+      .updateTable('Delivery')
+      .set({ lease: sql<string>`gen_random_uuid()`, nextAttemptAt: nowPlusMs(leaseMs) })
+      .from(['due', 'WebhookEndpoint as w', 'Event as e'])
+      .whereRef('Delivery.id', '=', 'due.id')
+      .whereRef('w.id', '=', 'Delivery.endpointId')
+      .whereRef('e.id', '=', 'Delivery.eventId')
+      .returning((eb) => [
+        'Delivery.id',
+        'Delivery.lease',
+        'Delivery.trigger',
+        'Delivery.attempts',
+        'w.id as endpointId',
+        'w.status',
+        eb('w.failingSince', 'is not', null).$castTo<boolean>().as('failing'),
+        'w.url',
+        'w.secret',
+        'w.previousSecret',
+        'w.previousSecretExpiresAt',
+        'e.id as eventId',
+        'e.workspaceId',
+        'e.correlationId',
+        'e.type',
+        'e.created',
+        'e.data',
+      ])
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      // Set by this very statement.
+      lease: row.lease!,
+      trigger: row.trigger,
+      attempts: row.attempts,
+      endpointId: row.endpointId,
+      endpointEnabled: row.status === 'enabled',
+      endpointFailing: row.failing,
+      url: row.url,
+      secret: row.secret,
+      previousSecret: row.previousSecret,
+      previousSecretExpiresAt: row.previousSecretExpiresAt,
+      eventId: row.eventId,
+      workspaceId: row.workspaceId,
+      correlationId: row.correlationId,
+      eventType: row.type,
+      eventCreated: row.created,
+      eventData: row.data,
+    }));
   },
 
   /**
@@ -132,66 +156,99 @@ export const deliveryRepository = (em: EntityManager) => ({
    * taken over); the attempt is recorded either way, since the request went out.
    */
   recordAttempt: async (tx: EntityManager, claimed: ClaimedDelivery, attempt: AttemptRecord, state: DeliveryState, retryInS: number | null): Promise<void> => {
-    await tx.execute(
-      `with moved as (
-         update ${S}.deliveries
-            set attempts = attempts + 1, state = ?, lease = null,
-                next_attempt_at = case when ?::int is null then null else now() + ?::int * interval '1 second' end,
-                finished_at = case when ? = 'pending' then null else now() end
-          where id = ? and lease = ? and state = 'pending'
-         returning next_attempt_at
-       )
-       insert into ${S}.delivery_attempts
-         (delivery_id, event_id, endpoint_id, url, trigger, attempt, attempted_at, succeeded, status_code, latency_ms, response_body, error, next_attempt_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (select next_attempt_at from moved))`,
-      [
-        state, retryInS, retryInS, state, claimed.id, claimed.lease,
-        claimed.id, claimed.eventId, claimed.endpointId, attempt.url, claimed.trigger, claimed.attempts + 1, attempt.attemptedAt,
-        attempt.succeeded, attempt.statusCode, attempt.latencyMs, attempt.responseBody, attempt.error,
-      ],
-    );
+    await sqlIn(tx)
+      .with('moved', (db) =>
+        db
+          .updateTable('Delivery')
+          .set((eb) => ({
+            attempts: eb('attempts', '+', 1),
+            state,
+            lease: null,
+            nextAttemptAt: retryInS === null ? null : sql<Date>`now() + ${retryInS}::int * interval '1 second'`,
+            finishedAt: state === 'pending' ? null : sql<Date>`now()`,
+          }))
+          .where('id', '=', claimed.id)
+          .where('lease', '=', claimed.lease)
+          .where('state', '=', 'pending')
+          // Named as read below: the plugin does not map the columns of a CTE that is not a SELECT.
+          .returning('nextAttemptAt as nextAttemptAt'),
+      )
+      .insertInto('DeliveryAttempt')
+      .values((eb) => ({
+        deliveryId: claimed.id,
+        eventId: claimed.eventId,
+        endpointId: claimed.endpointId,
+        url: attempt.url,
+        trigger: claimed.trigger,
+        attempt: claimed.attempts + 1,
+        attemptedAt: attempt.attemptedAt,
+        succeeded: attempt.succeeded,
+        statusCode: attempt.statusCode,
+        latencyMs: attempt.latencyMs,
+        responseBody: attempt.responseBody,
+        error: attempt.error,
+        nextAttemptAt: eb.selectFrom('moved').select('nextAttemptAt'),
+      }))
+      .execute();
   },
 
   /** Drops a claimed delivery unsent (its endpoint was disabled after it was queued). */
   cancelClaimed: async (claimed: ClaimedDelivery): Promise<void> => {
-    await em.execute(
-      `update ${S}.deliveries set state = 'cancelled', lease = null, next_attempt_at = null, finished_at = now() where id = ? and lease = ? and state = 'pending'`,
-      [claimed.id, claimed.lease],
-    );
+    await sqlIn(em)
+      .updateTable('Delivery')
+      .set({ state: 'cancelled', lease: null, nextAttemptAt: null, finishedAt: sql<Date>`now()` })
+      .where('id', '=', claimed.id)
+      .where('lease', '=', claimed.lease)
+      .where('state', '=', 'pending')
+      .execute();
   },
 
   /** Drops every pending delivery to an endpoint that stopped receiving. */
   cancelPendingOf: async (tx: EntityManager, endpointId: string): Promise<void> => {
-    await tx.execute(
-      `update ${S}.deliveries set state = 'cancelled', lease = null, next_attempt_at = null, finished_at = now() where endpoint_id = ? and state = 'pending'`,
-      [endpointId],
-    );
+    await sqlIn(tx)
+      .updateTable('Delivery')
+      .set({ state: 'cancelled', lease: null, nextAttemptAt: null, finishedAt: sql<Date>`now()` })
+      .where('endpointId', '=', endpointId)
+      .where('state', '=', 'pending')
+      .execute();
   },
 
   /** Queues one event for the given endpoints, due now. */
   enqueueEvent: async (tx: EntityManager, eventId: string, endpointIds: readonly string[], trigger: DeliveryTrigger): Promise<void> => {
     if (endpointIds.length === 0) return;
-    await tx.execute(
-      `insert into ${S}.deliveries (event_id, endpoint_id, trigger, next_attempt_at)
-       select ?, endpoint_id, ?, now() from unnest(array[?]::uuid[]) as endpoint_id`,
-      // An array parameter is spread into a list of literals, hence `array[?]`.
-      [eventId, trigger, [...endpointIds]],
-    );
+    await sqlIn(tx)
+      .insertInto('Delivery')
+      .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+      .expression((eb) =>
+        eb
+          // One row per endpoint id; the array goes as one parameter.
+          .selectFrom(sql<{ endpoint: string }>`unnest(${[...endpointIds]}::uuid[])`.as('endpoint'))
+          .select([eb.val(eventId).as('eventId'), sql.ref<string>('endpoint').as('endpointId'), eb.val(trigger).as('trigger'), sql<Date>`now()`.as('nextAttemptAt')]),
+      )
+      .execute();
   },
 
   /** Queues, for one endpoint, every event of its workspace created in [since, until] with one of `types`; returns how many. */
   enqueueReplay: async (tx: EntityManager, endpointId: string, workspaceId: string, since: Date, until: Date, types: readonly string[]): Promise<number> => {
-    const [row] = await tx.execute<{ count: number }[]>(
-      `with queued as (
-         insert into ${S}.deliveries (event_id, endpoint_id, trigger, next_attempt_at)
-         select e.id, ?, 'replay', now()
-           from ${S}.events e
-          where e.workspace_id = ? and e.created >= ? and e.created <= ? and e.type = any(array[?]::text[])
-         returning 1
-       )
-       select count(*)::int as count from queued`,
-      [endpointId, workspaceId, since, until, [...types]],
-    );
+    const row = await sqlIn(tx)
+      .with('queued', (db) =>
+        db
+          .insertInto('Delivery')
+          .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+          .expression((eb) =>
+            eb
+              .selectFrom('Event')
+              .select(['id', eb.val(endpointId).as('endpointId'), sql.lit('replay').as('trigger'), sql<Date>`now()`.as('nextAttemptAt')])
+              .where('workspaceId', '=', workspaceId)
+              .where('created', '>=', since)
+              .where('created', '<=', until)
+              .where('type', '=', sql<never>`any(${[...types]}::text[])`),
+          )
+          .returning(sql.lit(1).as('queued')),
+      )
+      .selectFrom('queued')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .executeTakeFirst();
     return row?.count ?? 0;
   },
 });

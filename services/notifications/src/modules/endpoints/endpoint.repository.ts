@@ -1,10 +1,14 @@
 import type { WebhookDisabledReason, WebhookEventType } from '@invoicing/contracts';
-import { newestFirstPage, type KeysetPosition } from '@invoicing/service-kit';
+import { newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { NOTIFICATIONS_SCHEMA } from '../../database.ts';
+import { sql } from 'kysely';
+import type { NotificationsDatabase } from '../../database.ts';
 import { EndpointEntity, type EndpointRow } from './endpoint.entity.ts';
 
-const S = NOTIFICATIONS_SCHEMA;
+const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
+
+/** The endpoints that receive `type`: those subscribed to it or to every type (`*`). */
+export const receivingEvents = (type: WebhookEventType) => sql<string[]>`array['*', ${type}]::text[]`;
 
 export const endpointRepository = (em: EntityManager) => ({
   findInWorkspace: (workspaceId: string, id: string): Promise<EndpointRow | null> => em.findOne(EndpointEntity, { id, workspaceId }),
@@ -20,10 +24,15 @@ export const endpointRepository = (em: EntityManager) => ({
 
   /** Ids of the workspace's enabled endpoints that receive `type`. */
   enabledReceiving: async (tx: EntityManager, workspaceId: string, type: WebhookEventType): Promise<string[]> => {
-    const rows = await tx.execute<{ id: string }[]>(
-      `select id from ${S}.webhook_endpoints where workspace_id = ? and status = 'enabled' and enabled_events && array['*', ?]::text[] order by created, id`,
-      [workspaceId, type],
-    );
+    const rows = await sqlIn(tx)
+      .selectFrom('WebhookEndpoint')
+      .select('id')
+      .where('workspaceId', '=', workspaceId)
+      .where('status', '=', 'enabled')
+      .where('enabledEvents', '&&', receivingEvents(type))
+      .orderBy('created')
+      .orderBy('id')
+      .execute();
     return rows.map((row) => row.id);
   },
 
@@ -36,24 +45,30 @@ export const endpointRepository = (em: EntityManager) => ({
 
   /** The worker's view of an endpoint's failures: a success clears the run of failures. */
   markSucceeding: async (tx: EntityManager, id: string): Promise<void> => {
-    await tx.execute(`update ${S}.webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [id]);
+    await sqlIn(tx).updateTable('WebhookEndpoint').set({ failingSince: null }).where('id', '=', id).where('failingSince', 'is not', null).execute();
   },
 
   /** Starts a run of failures at `at` unless one is running; returns since when it fails and whether it is enabled. */
   markFailing: async (tx: EntityManager, id: string, at: Date): Promise<{ failingSince: Date; enabled: boolean } | undefined> => {
-    const [row] = await tx.execute<{ failing_since: Date; status: string }[]>(
-      `update ${S}.webhook_endpoints set failing_since = coalesce(failing_since, ?) where id = ? returning failing_since, status`,
-      [at, id],
-    );
-    return row ? { failingSince: new Date(row.failing_since), enabled: row.status === 'enabled' } : undefined;
+    const row = await sqlIn(tx)
+      .updateTable('WebhookEndpoint')
+      .set((eb) => ({ failingSince: eb.fn.coalesce('failingSince', eb.val(at)) }))
+      .where('id', '=', id)
+      .returning(['failingSince', 'status'])
+      .executeTakeFirst();
+    // Set by this very statement.
+    return row ? { failingSince: row.failingSince!, enabled: row.status === 'enabled' } : undefined;
   },
 
   /** Disables an enabled endpoint for `reason`; returns false when it was not enabled (or is gone). */
   disable: async (tx: EntityManager, id: string, reason: WebhookDisabledReason, at: Date): Promise<boolean> => {
-    const rows = await tx.execute<{ id: string }[]>(
-      `update ${S}.webhook_endpoints set status = 'disabled', disabled_reason = ?, disabled_at = ?, updated = ? where id = ? and status = 'enabled' returning id`,
-      [reason, at, at, id],
-    );
+    const rows = await sqlIn(tx)
+      .updateTable('WebhookEndpoint')
+      .set({ status: 'disabled', disabledReason: reason, disabledAt: at, updated: at })
+      .where('id', '=', id)
+      .where('status', '=', 'enabled')
+      .returning('id')
+      .execute();
     return rows.length > 0;
   },
 });

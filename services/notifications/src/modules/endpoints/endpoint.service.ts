@@ -1,10 +1,10 @@
 import type { CreateWebhookEndpointBody, PageQuery, ReplayWebhookEventsBody, UpdateWebhookEndpointBody } from '@invoicing/contracts';
 import { toPublicId } from '@invoicing/contracts';
 import { invalidRequest, invalidState, loadByPublicId, newId, timeBound, type CursorCodec } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { AddressNotAllowedError, type AddressPolicy } from '../../shared/address-policy.ts';
-import type { Clock } from '../../shared/clock.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointChanges, endpointView, newSigningSecret, PREVIOUS_SECRET_VALID_MS, typesReceived } from './endpoint.domain.ts';

@@ -1,5 +1,5 @@
 import type { Orm } from '@invoicing/service-kit';
-import type { Clock } from '../../shared/clock.ts';
+import type { Clock } from '@invoicing/service-kit/clock';
 import { eventRepository } from './event.repository.ts';
 
 export interface EventPurgeOptions {

@@ -12,7 +12,7 @@ export const EventEntity = defineEntity({
     type: p.enum<readonly WebhookEventType[]>(WEBHOOK_EVENT_TYPES),
     created: p.datetime(3),
     data: p.json<InvoiceEventData>(),
-    receivedAt: p.datetime(3),
+    receivedAt: p.datetime(3).defaultRaw('now()'),
     /** The id of the request the event came from (the envelope's correlation_id). */
     correlationId: p.text().nullable(),
   },

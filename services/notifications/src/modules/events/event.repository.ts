@@ -1,11 +1,11 @@
 import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
-import { newestFirstPage, type KeysetPosition } from '@invoicing/service-kit';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { NOTIFICATIONS_SCHEMA } from '../../database.ts';
+import { newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import type { NotificationsDatabase } from '../../database.ts';
 import { DeliveryAttemptEntity, type DeliveryAttemptRow } from '../deliveries/delivery-attempt.entity.ts';
+import { receivingEvents } from '../endpoints/endpoint.repository.ts';
 import { EventEntity, type EventRow } from './event.entity.ts';
-
-const S = NOTIFICATIONS_SCHEMA;
 
 export interface EventFilter {
   type?: WebhookEventType | undefined;
@@ -29,25 +29,38 @@ export const eventRepository = (em: EntityManager) => ({
    * again) changes nothing. Returns how many deliveries were queued.
    */
   recordWithDeliveries: async (event: IncomingEvent, firstAttemptInS: number): Promise<{ stored: boolean; deliveries: number }> => {
-    const [row] = await em.execute<{ stored: number; deliveries: number }[]>(
-      `with stored as (
-         insert into ${S}.events (id, workspace_id, correlation_id, type, created, data) values (?, ?, ?, ?, ?, ?)
-         on conflict (id) do nothing
-         returning id
-       ), queued as (
-         insert into ${S}.deliveries (event_id, endpoint_id, trigger, next_attempt_at)
-         select stored.id, w.id, 'event', now() + ? * interval '1 second'
-           from stored, ${S}.webhook_endpoints w
-          where w.workspace_id = ? and w.status = 'enabled' and w.enabled_events && array['*', ?]::text[]
-          -- An endpoint deleted while this runs is waited for and then left out, instead of
-          -- failing the foreign key on a row this statement's snapshot still showed.
-            for key share of w
-         on conflict (event_id, endpoint_id) where trigger = 'event' do nothing
-         returning 1
-       )
-       select (select count(*) from stored)::int as stored, (select count(*) from queued)::int as deliveries`,
-      [event.id, event.workspaceId, event.correlationId, event.type, event.created, JSON.stringify(event.data), firstAttemptInS, event.workspaceId, event.type],
-    );
+    const row = await sqlOf<NotificationsDatabase>(em)
+      .with('stored', (db) =>
+        db
+          .insertInto('Event')
+          .values({ id: event.id, workspaceId: event.workspaceId, correlationId: event.correlationId, type: event.type, created: event.created, data: event.data })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .returning('id'),
+      )
+      .with('queued', (db) =>
+        db
+          .insertInto('Delivery')
+          .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+          .expression((eb) =>
+            eb
+              .selectFrom(['stored', 'WebhookEndpoint as w'])
+              .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), sql<Date>`now() + ${firstAttemptInS} * interval '1 second'`.as('nextAttemptAt')])
+              .where('w.workspaceId', '=', event.workspaceId)
+              .where('w.status', '=', 'enabled')
+              .where('w.enabledEvents', '&&', receivingEvents(event.type))
+              // An endpoint deleted while this runs is waited for and then left out, instead of
+              // failing the foreign key on a row this statement's snapshot still showed.
+              .forKeyShare('w'),
+          )
+          // The predicate of the partial unique index that arbitrates, written as a literal as the index writes it.
+          .onConflict((oc) => oc.columns(['eventId', 'endpointId']).where('trigger', '=', sql.lit('event')).doNothing())
+          .returning(sql.lit(1).as('queued')),
+      )
+      .selectNoFrom((eb) => [
+        eb.cast<number>(eb.selectFrom('stored').select(eb.fn.countAll().as('count')), 'integer').as('stored'),
+        eb.cast<number>(eb.selectFrom('queued').select(eb.fn.countAll().as('count')), 'integer').as('deliveries'),
+      ])
+      .executeTakeFirst();
     return { stored: (row?.stored ?? 0) > 0, deliveries: row?.deliveries ?? 0 };
   },
 
@@ -65,20 +78,22 @@ export const eventRepository = (em: EntityManager) => ({
   /** `limit + 1` attempts of one event, newest first, after `position`. */
   attemptsNewestFirst: (eventId: string, position: KeysetPosition | undefined, limit: number): Promise<DeliveryAttemptRow[]> => {
     const qb = em.createQueryBuilder(DeliveryAttemptEntity).select('*').where({ eventId });
-    if (position) qb.andWhere('(attempted_at, id) < (?, ?)', [position.created, position.id]);
+    if (position) qb.andWhere({ [raw<string, DeliveryAttemptRow>(['attemptedAt', 'id'])]: { $lt: [position.created, position.id] } });
     return qb.orderBy({ attemptedAt: 'desc', id: 'desc' }).limit(limit + 1).getResultList();
   },
 
   /** Deletes up to `batchSize` events created before `before`, their deliveries and attempts with them; returns how many. */
   purgeOlderThan: async (before: Date, batchSize: number): Promise<number> => {
-    const [row] = await em.execute<{ count: number }[]>(
-      `with purged as (
-         delete from ${S}.events where id in (select id from ${S}.events where created < ? order by created limit ?)
-         returning 1
-       )
-       select count(*)::int as count from purged`,
-      [before, batchSize],
-    );
+    const row = await sqlOf<NotificationsDatabase>(em)
+      .with('purged', (db) =>
+        db
+          .deleteFrom('Event')
+          .where('id', 'in', (eb) => eb.selectFrom('Event').select('id').where('created', '<', before).orderBy('created').limit(batchSize))
+          .returning(sql.lit(1).as('purged')),
+      )
+      .selectFrom('purged')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
+      .executeTakeFirst();
     return row?.count ?? 0;
   },
 });
