@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { QueryBuilder } from '@mikro-orm/postgresql';
+import type { EntityKey, QueryBuilder } from '@mikro-orm/postgresql';
 import { invalidRequest } from './app-error.ts';
 
 /** The position after the last row of a page, ordered newest first by (created, id). */
@@ -94,16 +94,21 @@ export const createCursorCodec = (secret: string): CursorCodec => {
  * the extra row only tells whether a next page exists. The position is a row comparison, which
  * PostgreSQL turns into a bound on a (workspace_id, created desc, id desc) index, so a deep
  * page costs the same as the first, and rows sharing one `created` are split by id. A table whose
- * creation time is not `created` names its property and column (billing's `createdAt`, `created_at`).
+ * creation time is not `created` names its property (billing's `createdAt`); the columns come
+ * from the ORM's metadata. (`{ property, column }` is still taken: its `column` is not read.)
  */
 export const newestFirstPage = <Row extends object>(
   qb: QueryBuilder<Row>,
   position: KeysetPosition | undefined,
   limit: number,
-  created: { property: string; column: string } = { property: 'created', column: 'created' },
+  created: string | { property: string; column?: string } = 'created',
 ) => {
-  if (position) qb.andWhere(`(${created.column}, id) < (?, ?)`, [position.created, position.id]);
-  return qb.orderBy({ [created.property]: 'desc', id: 'desc' } as never).limit(limit + 1);
+  const property = typeof created === 'string' ? created : created.property;
+  if (position) {
+    const columnOf = (name: string) => `${qb.alias}.${qb.mainAlias.meta.properties[name as EntityKey<Row>]!.fieldNames[0]}`;
+    qb.andWhere('(??, ??) < (?, ?)', [columnOf(property), columnOf('id'), position.created, position.id]);
+  }
+  return qb.orderBy({ [property]: 'desc', id: 'desc' } as never).limit(limit + 1);
 };
 
 /**

@@ -1,7 +1,9 @@
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
+import { withKitEntities } from './kit-entities.ts';
 import { isConnectionError } from './problem.ts';
+import { sqlOf } from './typed-sql.ts';
 
 export type Orm = MikroORM;
 
@@ -9,6 +11,7 @@ export interface DatabaseOptions {
   url: string;
   /** The PostgreSQL schema this service owns; no other service reads it. */
   schema: string;
+  /** The service's entities; the kit adds those of its own tables (see `withKitEntities`). */
   entities: NonNullable<Options['entities']>;
   migrations: NonNullable<NonNullable<Options['migrations']>['migrationsList']>;
   poolSize: number;
@@ -77,15 +80,13 @@ export const openDatabase = ({ url, schema, entities, migrations, poolSize }: Da
       // MikroORM keeps request and transaction contexts per name: services hosted in one process
       // (npm start) must not find each other's entity manager there.
       contextName: schema,
-      entities,
+      entities: withKitEntities(entities),
       extensions: [Migrator],
       pool: { min: 0, max: poolSize },
       // pg-pool options (its connectionTimeoutMillis bounds the wait for a free connection). Errors of
       // idle clients are MikroORM's to catch (it listens on the pool and its clients).
       driverOptions: { connectionTimeoutMillis: DATABASE_ACQUIRE_TIMEOUT_MS, keepAlive: true, Client: BrieflyConnectingClient },
       forceUtcTimezone: true,
-      // A service may do all its work in SQL (a relay, a worker) and declare no entity.
-      discovery: { warnWhenNoEntities: false },
       migrations: { schema, tableName: 'mikro_orm_migrations', migrationsList: migrations, snapshot: false, silent: true },
     }),
   );
@@ -151,7 +152,9 @@ export const prepareDatabase = (orm: Orm, schema: string, url: string): Promise<
 /** Throws when the database does not answer, naming it and why; readiness probes use it. */
 export const pingDatabase = (orm: Orm): Promise<void> =>
   describingFailures(orm.config.get('clientUrl') ?? '', async () => {
-    await orm.em.getConnection().execute('select 1');
+    await sqlOf(orm.em)
+      .selectNoFrom((eb) => eb.lit(1).as('one'))
+      .execute();
   });
 
 /** Applies a service's pending migrations with a short-lived ORM of one connection (`npm run migrate`). */

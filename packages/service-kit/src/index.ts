@@ -27,3 +27,4 @@ export * from './by-public-id.ts';
 export * from './list-filters.ts';
 export * from './service-assembly.ts';
 export * from './typed-sql.ts';
+export * from './kit-entities.ts';

@@ -2,11 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PROBLEM_CONTENT_TYPE } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
+import type { KitDatabase } from './kit-entities.ts';
 import { renderProblem, toAppError } from './problem.ts';
 import { isRecordable, REPLAYED_HEADER } from './request-fingerprint.ts';
+import { sqlOf } from './typed-sql.ts';
 
 /** Settings of a service with writes that take an Idempotency-Key. */
 export const keyedWriteSettings = {
@@ -20,7 +23,6 @@ export const keyedWriteSettings = {
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PURGE_INTERVAL_MS = 15 * 60_000;
-
 
 /**
  * The table of keyed-write outcomes, in the schema of the service that owns the writes. Applied
@@ -63,38 +65,51 @@ export interface KeyedWriteClaim {
  */
 export class KeyedWrites {
   readonly #orm: Orm;
+  readonly #schema: string;
   readonly #ttlHours: number;
-  readonly #recordSql: string;
-  readonly #findSql: string;
-  readonly #purgeSql: string;
-  readonly #recordManySql: string;
 
   constructor({ orm, schema, ttlHours }: { orm: Orm; schema: string; ttlHours: number }) {
     this.#orm = orm;
+    this.#schema = schema;
     this.#ttlHours = ttlHours;
-    const table = `"${schema}".idempotency_records`;
-    // A record past its time to live is free again, as it is at the gateway.
-    this.#recordSql = `
-      insert into ${table} (workspace_id, key, fingerprint, response_status, response_content_type, response_body)
-      values (?, ?, ?, ?, ?, ?)
-      on conflict (workspace_id, key) do update set
-        fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-        response_content_type = excluded.response_content_type, response_body = excluded.response_body, created_at = now()
-      where idempotency_records.created_at < now() - ? * interval '1 hour'
-      returning 1 as recorded`;
-    this.#recordManySql = `
-      insert into ${table} as r (workspace_id, key, fingerprint, response_status, response_content_type, response_body)
-      select workspace_id, key, fingerprint, response_status, response_content_type, response_body
-        from jsonb_to_recordset(?::jsonb) as o(workspace_id text, key text, fingerprint text, response_status smallint, response_content_type text, response_body text)
-      on conflict (workspace_id, key) do update set
-        fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-        response_content_type = excluded.response_content_type, response_body = excluded.response_body, created_at = now()
-      where r.created_at < now() - ? * interval '1 hour'
-      returning 1 as recorded`;
-    this.#findSql = `
-      select fingerprint, response_status, response_content_type, response_body from ${table}
-       where workspace_id = ? and key = ? and created_at >= now() - ? * interval '1 hour'`;
-    this.#purgeSql = `delete from ${table} where created_at < now() - ? * interval '1 hour'`;
+  }
+
+  /** The moment before which a record has outlived its time to live, in PostgreSQL's clock. */
+  #expiry() {
+    return sql<Date>`now() - ${this.#ttlHours} * interval '1 hour'`;
+  }
+
+  /**
+   * Inserts outcomes in one statement on `em`'s connection (its transaction, if any); returns one
+   * row per outcome recorded. A record past its time to live is free again, as it is at the gateway.
+   */
+  #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return sqlOf<KitDatabase>(em, this.#schema)
+      .insertInto('KeyedWrite')
+      .values(
+        entries.map(({ claim, outcome }) => ({
+          workspaceId: claim.workspaceId,
+          key: claim.key,
+          fingerprint: claim.fingerprint,
+          responseStatus: outcome.status,
+          responseContentType: outcome.contentType,
+          responseBody: outcome.body,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['workspaceId', 'key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            responseStatus: eb.ref('excluded.responseStatus'),
+            responseContentType: eb.ref('excluded.responseContentType'),
+            responseBody: eb.ref('excluded.responseBody'),
+            createdAt: sql<Date>`now()`,
+          }))
+          .where('KeyedWrite.createdAt', '<', this.#expiry()),
+      )
+      .returning(sql<number>`1`.as('recorded'))
+      .execute();
   }
 
   /**
@@ -103,15 +118,7 @@ export class KeyedWrites {
    * record of the same key, so two repeats never both write.
    */
   async record(claim: KeyedWriteClaim, outcome: RecordedOutcome): Promise<boolean> {
-    const rows = await this.#orm.em.execute<{ recorded: number }[]>(this.#recordSql, [
-      claim.workspaceId,
-      claim.key,
-      claim.fingerprint,
-      outcome.status,
-      outcome.contentType,
-      outcome.body,
-      this.#ttlHours,
-    ]);
+    const rows = await this.#insert(this.#orm.em, [{ claim, outcome }]);
     return rows.length === 1;
   }
 
@@ -122,29 +129,27 @@ export class KeyedWrites {
    */
   async recordMany(tx: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const rows = entries.map(({ claim, outcome }) => ({
-      workspace_id: claim.workspaceId,
-      key: claim.key,
-      fingerprint: claim.fingerprint,
-      response_status: outcome.status,
-      response_content_type: outcome.contentType,
-      response_body: outcome.body,
-    }));
-    const recorded = await tx.execute<{ recorded: number }[]>(this.#recordManySql, [JSON.stringify(rows), this.#ttlHours]);
+    const recorded = await this.#insert(tx, entries);
     return recorded.length;
   }
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
-    const [row] = await this.#orm.em.fork().execute<{ fingerprint: string; response_status: number; response_content_type: string; response_body: string }[]>(
-      this.#findSql,
-      [workspaceId, key, this.#ttlHours],
-    );
-    return row && { fingerprint: row.fingerprint, status: row.response_status, contentType: row.response_content_type, body: row.response_body };
+    const row = await sqlOf<KitDatabase>(this.#orm.em.fork(), this.#schema)
+      .selectFrom('KeyedWrite')
+      .select(['fingerprint', 'responseStatus', 'responseContentType', 'responseBody'])
+      .where('workspaceId', '=', workspaceId)
+      .where('key', '=', key)
+      .where('createdAt', '>=', this.#expiry())
+      .executeTakeFirst();
+    return row && { fingerprint: row.fingerprint, status: row.responseStatus, contentType: row.responseContentType, body: row.responseBody };
   }
 
   async purgeExpired(): Promise<number> {
-    const result = await this.#orm.em.fork().execute(this.#purgeSql, [this.#ttlHours], 'run');
-    return (result as { affectedRows?: number }).affectedRows ?? 0;
+    const { numDeletedRows } = await sqlOf<KitDatabase>(this.#orm.em.fork(), this.#schema)
+      .deleteFrom('KeyedWrite')
+      .where('createdAt', '<', this.#expiry())
+      .executeTakeFirstOrThrow();
+    return Number(numDeletedRows);
   }
 
   /** Deletes expired records now and then; errors (a database away) only delay the next purge. */

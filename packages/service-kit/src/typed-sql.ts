@@ -21,9 +21,11 @@ export const SQL_NAMING = { tableNamingStrategy: 'entity', columnNamingStrategy:
 /** The Kysely database of a set of entities (`typeof AEntity | typeof BEntity`), named as `SQL_NAMING` says. */
 export type EntityDatabase<Entities extends { name: string }> = InferKyselyDB<Entities, typeof SQL_NAMING>;
 
-/** Kysely on `em`'s connection (its transaction, if any), in the schema of `em`'s service. */
-export const sqlOf = <DB>(em: EntityManager): QueryCreator<DB> => {
-  const schema = em.config.get('schema');
+/**
+ * Kysely on `em`'s connection (its transaction, if any), in the schema of `em`'s service, or in
+ * `schema` when the caller names it (the kit's own tables, in the schema their owner gives).
+ */
+export const sqlOf = <DB>(em: EntityManager, schema: string | undefined = em.config.get('schema')): QueryCreator<DB> => {
   // getKysely's type resolves `DB` only once it is known; here it is the caller's.
   const kysely = em.getKysely<DB>(SQL_NAMING) as unknown as Kysely<DB>;
   return schema ? kysely.withSchema(schema) : kysely;

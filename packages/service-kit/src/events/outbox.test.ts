@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@invoicing/contracts';
 import { createTestDatabase, NatsServerProcess, type TestDatabase } from '@invoicing/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Orm } from '../database.ts';
 import { outboxClaimColumnsSql, outboxTableSql } from '../migration-sql.ts';
@@ -68,19 +69,19 @@ describe('outbox relay', () => {
     return envelopes.map((envelope) => envelope.id);
   };
 
-  /** Every statement the ORM sends while `work` runs, transaction control included. */
+  /** Every statement sent to PostgreSQL while `work` runs, transaction control included. */
   const statementsDuring = async (work: () => Promise<unknown>): Promise<string[]> => {
-    const connection = orm.em.getConnection() as unknown as { logQuery: (query: string, context?: unknown) => void };
-    const logQuery = connection.logQuery;
+    const query = pg.Client.prototype.query;
     const statements: string[] = [];
-    connection.logQuery = function (query, context) {
-      statements.push(query);
-      return logQuery.call(this, query, context);
-    };
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const [config] = args as [string | { text: string }];
+      statements.push(typeof config === 'string' ? config : config.text);
+      return (query as (...args: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
     try {
       await work().catch(() => {});
     } finally {
-      connection.logQuery = logQuery;
+      pg.Client.prototype.query = query;
     }
     return statements;
   };

@@ -1,32 +1,24 @@
 import type { EventEnvelope } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
 import type { Orm } from '../database.ts';
+import type { KitDatabase } from '../kit-entities.ts';
 import { PeriodicTask } from '../periodic-task.ts';
-import { captureTraceContext, withTraceContext, type TraceCarrier } from '../tracing.ts';
+import { captureTraceContext, withTraceContext } from '../tracing.ts';
+import { sqlOf } from '../typed-sql.ts';
 import type { EventBus } from './event-bus.ts';
 import { DUPLICATE_WINDOW_MS } from './jetstream-bus.ts';
 
 /**
- * The `trace_context` of an outbox row added now, as a JSON parameter: the active request's trace
- * context, or null when tracing is off (then it costs one check). For services that write outbox
- * rows in their own statements instead of through `addToOutbox`.
- */
-export const outboxTraceContext = (): string | null => {
-  const carrier = captureTraceContext();
-  return carrier ? JSON.stringify(carrier) : null;
-};
-
-/**
  * Adds an event to the outbox inside the caller's transaction, so it commits or rolls back with
- * the state change it reports. Table: `outboxTableSql` then `outboxClaimColumnsSql`.
+ * the state change it reports, with the trace context of the active request (null with tracing
+ * off). Table: `outboxTableSql` then `outboxClaimColumnsSql`.
  */
 export const addToOutbox = async (tx: EntityManager, schema: string, envelope: EventEnvelope): Promise<void> => {
-  await tx.execute(`insert into "${schema}".outbox (id, subject, envelope, trace_context) values (?, ?, ?, ?)`, [
-    envelope.id,
-    envelope.type,
-    JSON.stringify(envelope),
-    outboxTraceContext(),
-  ]);
+  await sqlOf<KitDatabase>(tx, schema)
+    .insertInto('Outbox')
+    .values({ id: envelope.id, subject: envelope.type, envelope, traceContext: captureTraceContext() ?? null })
+    .execute();
 };
 
 export interface OutboxRelayOptions {
@@ -46,16 +38,11 @@ export interface OutboxRelayOptions {
 /** After a failed batch the relay waits this long, doubling up to `maxMs` while batches keep failing. */
 const BACKOFF = { firstMs: 250, maxMs: 30_000 };
 
-interface ClaimedRow {
-  id: string;
-  envelope: EventEnvelope;
-  trace_context: TraceCarrier | null;
-  /** The claim's lease, as PostgreSQL's text (microseconds): releasing compares it exactly. */
-  claimed_until: string;
-}
+/** `milliseconds` from now, in PostgreSQL's clock. */
+const msFromNow = (milliseconds: number) => sql<Date>`now() + ${milliseconds} * interval '1 millisecond'`;
 
-/** A uuid[] literal; the ids come from the table, so they need no quoting. */
-const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+/** `milliseconds` ago, in PostgreSQL's clock. */
+const msAgo = (milliseconds: number) => sql<Date>`now() - ${milliseconds} * interval '1 millisecond'`;
 
 /**
  * Publishes committed outbox rows until the bus holds them, in (created_at, id) order, with two
@@ -74,8 +61,6 @@ const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
  */
 export class OutboxRelay {
   readonly #options: Required<OutboxRelayOptions>;
-  readonly #claimSql: string;
-  readonly #markSql: string;
   readonly #loop: PeriodicTask;
   #lastPurge = 0;
 
@@ -84,26 +69,6 @@ export class OutboxRelay {
     if (this.#options.leaseMs > DUPLICATE_WINDOW_MS / 4) {
       throw new Error(`outbox lease of ${this.#options.leaseMs} ms is too close to the bus's duplicate window (${DUPLICATE_WINDOW_MS} ms): a taken-over batch could be delivered twice`);
     }
-    const outbox = `"${options.schema}".outbox`;
-    // The subquery walks the partial index `outbox_unpublished` in order; the outer select orders
-    // the claimed rows, since RETURNING alone guarantees no order.
-    this.#claimSql = `
-      with claimed as (
-        update ${outbox} set claimed_until = now() + ? * interval '1 millisecond'
-         where id in (select id from ${outbox}
-                       where published_at is null and (claimed_until is null or claimed_until < now())
-                       order by created_at, id
-                       limit ?
-                         for update skip locked)
-        returning id, envelope, trace_context, created_at, claimed_until)
-      select id, envelope, trace_context, claimed_until::text as claimed_until from claimed order by created_at, id`;
-    // A failed row is released only while the claim is still this batch's: after a lease that ran
-    // out, the row may already belong to another relay.
-    this.#markSql = `
-      update ${outbox}
-         set published_at = case when id = any(?::uuid[]) then now() end,
-             claimed_until = null
-       where id = any(?::uuid[]) or (id = any(?::uuid[]) and claimed_until = ?::timestamptz)`;
     this.#loop = new PeriodicTask({
       intervalMs: this.#options.pollMs,
       backoff: BACKOFF,
@@ -136,31 +101,100 @@ export class OutboxRelay {
    * still marked, the failed ones released, and the first failure thrown.
    */
   async relayBatch(): Promise<number> {
-    const { orm, bus, batchSize, leaseMs } = this.#options;
-    const rows = await orm.em.fork().execute<ClaimedRow[]>(this.#claimSql, [leaseMs, batchSize]);
+    const { bus } = this.#options;
+    const rows = await this.#claim();
     if (!rows.length) return 0;
     // Every publish is sent before any ack is awaited; one connection keeps them in this order.
-    const outcomes = await Promise.allSettled(rows.map((row) => withTraceContext(row.trace_context, () => bus.publish(row.envelope))));
+    const outcomes = await Promise.allSettled(rows.map((row) => withTraceContext(row.traceContext, () => bus.publish(row.envelope))));
     const published = rows.filter((_, i) => outcomes[i]!.status === 'fulfilled').map((row) => row.id);
     const failed = rows.filter((_, i) => outcomes[i]!.status === 'rejected').map((row) => row.id);
-    await orm.em.fork().execute(this.#markSql, [uuidArray(published), uuidArray(published), uuidArray(failed), rows[0]!.claimed_until]);
+    await this.#mark(published, failed, rows[0]!.lease);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
     return published.length;
   }
 
+  /** Outside any transaction: the claim commits on its own, before the publishes. */
+  #sql() {
+    return sqlOf<KitDatabase>(this.#options.orm.em.fork(), this.#options.schema);
+  }
+
+  /**
+   * Leases the oldest free rows in one statement. The subquery walks the partial index
+   * `outbox_unpublished` in (created_at, id) order, skipping rows another relay is claiming; the
+   * outer select orders the claimed rows, since RETURNING alone guarantees no order. `lease` is the
+   * claim's end as PostgreSQL's text (microseconds), so that releasing compares it exactly.
+   */
+  #claim() {
+    const { batchSize, leaseMs } = this.#options;
+    return this.#sql()
+      .with('claimed', (db) =>
+        db
+          .updateTable('Outbox')
+          .set({ claimedUntil: msFromNow(leaseMs) })
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('Outbox')
+              .select('id')
+              .where('publishedAt', 'is', null)
+              .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<', sql<Date>`now()`)]))
+              .orderBy('createdAt')
+              .orderBy('id')
+              .limit(batchSize)
+              .forUpdate()
+              .skipLocked(),
+          )
+          // Named as the properties, which the select below reads from the CTE.
+          .returning(['id', 'envelope', 'traceContext as traceContext', 'createdAt as createdAt', 'claimedUntil as claimedUntil']),
+      )
+      .selectFrom('claimed')
+      .select((eb) => ['id', 'envelope', 'traceContext', eb.cast<string>('claimedUntil', 'text').as('lease')])
+      .orderBy('createdAt')
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Marks the published rows and releases the failed ones, in one statement. A failed row is
+   * released only while the claim is still this batch's: after a lease that ran out, the row may
+   * already belong to another relay.
+   */
+  async #mark(published: string[], failed: string[], lease: string): Promise<void> {
+    await this.#sql()
+      .updateTable('Outbox')
+      .set((eb) => ({
+        publishedAt: eb
+          .case()
+          .when('id', '=', eb.fn.any(eb.val(published)))
+          .then(sql<Date>`now()`)
+          .end(),
+        claimedUntil: null,
+      }))
+      .where((eb) =>
+        eb.or([
+          eb('id', '=', eb.fn.any(eb.val(published))),
+          eb.and([eb('id', '=', eb.fn.any(eb.val(failed))), eb('claimedUntil', '=', sql<Date>`${lease}::timestamptz`)]),
+        ]),
+      )
+      .execute();
+  }
+
   /** Rows committed but not yet published, and the age of the oldest in ms: the outbox lag. */
   async lag(): Promise<{ pending: number; oldestMs: number }> {
-    const [row] = await this.#options.orm.em.fork().execute<{ pending: string; oldest_ms: string | null }[]>(
-      `select count(*) as pending, extract(epoch from now() - min(created_at)) * 1000 as oldest_ms from "${this.#options.schema}".outbox where published_at is null`,
-    );
-    return { pending: Number(row?.pending ?? 0), oldestMs: Number(row?.oldest_ms ?? 0) };
+    const row = await this.#sql()
+      .selectFrom('Outbox')
+      .select((eb) => [eb.fn.countAll<string>().as('pending'), sql<string | null>`extract(epoch from now() - ${eb.fn.min('createdAt')}) * 1000`.as('oldestMs')])
+      .where('publishedAt', 'is', null)
+      .executeTakeFirst();
+    return { pending: Number(row?.pending ?? 0), oldestMs: Number(row?.oldestMs ?? 0) };
   }
 
   async #purge(): Promise<void> {
     if (Date.now() - this.#lastPurge < 3600_000) return;
     this.#lastPurge = Date.now();
-    const { orm, schema, keepPublishedMs } = this.#options;
-    await orm.em.fork().execute(`delete from "${schema}".outbox where published_at < now() - (? * interval '1 millisecond')`, [keepPublishedMs]);
+    await this.#sql()
+      .deleteFrom('Outbox')
+      .where('publishedAt', '<', msAgo(this.#options.keepPublishedMs))
+      .execute();
   }
 }

@@ -9,7 +9,7 @@ export interface CustomerFilter {
   includeDeleted: boolean;
 }
 
-const findById = findByIdInWorkspace(CustomerEntity, 'customers');
+const findById = findByIdInWorkspace(CustomerEntity);
 
 export const customerRepository = (em: EntityManager) => ({
   findInWorkspace: (workspaceId: string, id: string): Promise<CustomerRow | null> => findById(em, workspaceId, id),

@@ -12,7 +12,7 @@ export interface PriceFilter {
   type?: PriceType | undefined;
 }
 
-const findById = findByIdInWorkspace(PriceEntity, 'prices');
+const findById = findByIdInWorkspace(PriceEntity);
 
 export const priceRepository = (em: EntityManager) => ({
   findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> => findById(em, workspaceId, id),

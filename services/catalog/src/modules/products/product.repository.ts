@@ -9,7 +9,7 @@ export interface ProductFilter {
   active?: boolean | undefined;
 }
 
-const findById = findByIdInWorkspace(ProductEntity, 'products');
+const findById = findByIdInWorkspace(ProductEntity);
 
 export const productRepository = (em: EntityManager) => ({
   findInWorkspace: (workspaceId: string, id: string): Promise<ProductRow | null> => findById(em, workspaceId, id),
