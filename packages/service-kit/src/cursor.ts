@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { EntityKey, QueryBuilder } from '@mikro-orm/postgresql';
+import { raw, type QueryBuilder } from '@mikro-orm/postgresql';
 import { invalidRequest } from './app-error.ts';
 
 /** The position after the last row of a page, ordered newest first by (created, id). */
@@ -105,8 +105,8 @@ export const newestFirstPage = <Row extends object>(
 ) => {
   const property = typeof created === 'string' ? created : created.property;
   if (position) {
-    const columnOf = (name: string) => `${qb.alias}.${qb.mainAlias.meta.properties[name as EntityKey<Row>]!.fieldNames[0]}`;
-    qb.andWhere('(??, ??) < (?, ?)', [columnOf(property), columnOf('id'), position.created, position.id]);
+    // A tuple of properties: the ORM writes their columns as a row comparison.
+    qb.andWhere({ [raw([property, 'id'])]: { $lt: [position.created, position.id] } } as never);
   }
   return qb.orderBy({ [property]: 'desc', id: 'desc' } as never).limit(limit + 1);
 };

@@ -1,6 +1,6 @@
 import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
 import { newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
-import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
 import { DeliveryAttemptEntity, type DeliveryAttemptRow } from '../deliveries/delivery-attempt.entity.ts';
@@ -78,8 +78,7 @@ export const eventRepository = (em: EntityManager) => ({
   /** `limit + 1` attempts of one event, newest first, after `position`. */
   attemptsNewestFirst: (eventId: string, position: KeysetPosition | undefined, limit: number): Promise<DeliveryAttemptRow[]> => {
     const qb = em.createQueryBuilder(DeliveryAttemptEntity).select('*').where({ eventId });
-    if (position) qb.andWhere({ [raw<string, DeliveryAttemptRow>(['attemptedAt', 'id'])]: { $lt: [position.created, position.id] } });
-    return qb.orderBy({ attemptedAt: 'desc', id: 'desc' }).limit(limit + 1).getResultList();
+    return newestFirstPage(qb, position, limit, 'attemptedAt').getResultList();
   },
 
   /** Deletes up to `batchSize` events created before `before`, their deliveries and attempts with them; returns how many. */
