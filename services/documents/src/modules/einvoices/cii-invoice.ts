@@ -1,6 +1,6 @@
 import type { Address } from '@invoicing/contracts';
 import { amountOf, compactDate, percentOf, priceOf } from './einvoice-amounts.domain.ts';
-import { isNotSubjectToVat, isVatIdentifier, type EInvoice, type EInvoiceParty, type EInvoiceProfile } from './einvoice.domain.ts';
+import { isVatIdentifier, partyIdentity, type EInvoice, type EInvoiceParty, type EInvoiceProfile } from './einvoice.domain.ts';
 import { CREDIT_TRANSFER, DISCOUNT_REASON_CODE, INVOICE_TYPE_CODE, SPECIFICATION_IDS, XRECHNUNG_BUSINESS_PROCESS } from './ubl-invoice.ts';
 import { optional, serializeXml, type XmlNode } from './xml-tree.ts';
 
@@ -26,23 +26,18 @@ const taxRegistrations = (party: EInvoiceParty, role: 'seller' | 'buyer', vatApp
 };
 
 const tradeParty = (einvoice: EInvoice, role: 'seller' | 'buyer'): XmlNode => {
-  const who = role === 'seller' ? einvoice.seller : einvoice.buyer;
-  const vatApplies = !isNotSubjectToVat(einvoice);
+  const { party: who, vatApplies, sellerIdentifier, contact } = partyIdentity(einvoice, role);
   const endpoint = who.electronicAddress;
-  // Without a VAT identifier the seller is identified by its tax ID, else its electronic address (BR-CO-26).
-  const sellerIdentifier = role === 'seller' && !(vatApplies && isVatIdentifier(who.taxId)) ? (who.taxId ?? endpoint?.value ?? null) : null;
-  const contact = role === 'seller' ? einvoice.seller.contact : null;
   return {
     'ram:ID': optional(sellerIdentifier),
     'ram:Name': who.name ?? '',
-    'ram:DefinedTradeContact':
-      contact && (contact.name || contact.phone || contact.email)
-        ? {
-            'ram:PersonName': optional(contact.name),
-            'ram:TelephoneUniversalCommunication': optional(contact.phone, (phone) => ({ 'ram:CompleteNumber': phone })),
-            'ram:EmailURIUniversalCommunication': optional(contact.email, (email) => ({ 'ram:URIID': email })),
-          }
-        : undefined,
+    'ram:DefinedTradeContact': contact
+      ? {
+          'ram:PersonName': optional(contact.name),
+          'ram:TelephoneUniversalCommunication': optional(contact.phone, (phone) => ({ 'ram:CompleteNumber': phone })),
+          'ram:EmailURIUniversalCommunication': optional(contact.email, (email) => ({ 'ram:URIID': email })),
+        }
+      : undefined,
     'ram:PostalTradeAddress': postalAddress(who.address),
     'ram:URIUniversalCommunication': optional(endpoint?.value, (value) => ({ 'ram:URIID': { '@schemeID': endpoint!.scheme, '#': value } })),
     'ram:SpecifiedTaxRegistration': taxRegistrations(who, role, vatApplies),

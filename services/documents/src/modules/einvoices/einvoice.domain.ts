@@ -165,3 +165,23 @@ export const isVatIdentifier = (taxId: string | null): taxId is string => taxId 
 
 /** Categories outside VAT altogether (BR-O-*): no VAT identifiers may appear beside them. */
 export const isNotSubjectToVat = (einvoice: EInvoice): boolean => einvoice.lines.some((line) => line.taxCategory === 'O');
+
+/** How a party of the invoice identifies itself, whichever syntax writes it (UBL or CII). */
+export interface PartyIdentity {
+  party: EInvoiceParty;
+  /** VAT identifiers may appear (the invoice has no line outside VAT). */
+  vatApplies: boolean;
+  /** The seller's identifier when it has no VAT identifier: its tax ID, else its electronic address (BR-CO-26); null for the buyer. */
+  sellerIdentifier: string | null;
+  /** The seller's contact when it gave any part of one; null for the buyer. */
+  contact: SellerContact | null;
+}
+
+export const partyIdentity = (einvoice: EInvoice, role: 'seller' | 'buyer'): PartyIdentity => {
+  const party = role === 'seller' ? einvoice.seller : einvoice.buyer;
+  const vatApplies = !isNotSubjectToVat(einvoice);
+  const sellerIdentifier = role === 'seller' && !(vatApplies && isVatIdentifier(party.taxId)) ? (party.taxId ?? party.electronicAddress?.value ?? null) : null;
+  const { contact } = einvoice.seller;
+  const hasContact = role === 'seller' && Boolean(contact.name || contact.phone || contact.email);
+  return { party, vatApplies, sellerIdentifier, contact: hasContact ? contact : null };
+};

@@ -1,6 +1,6 @@
 import type { Address } from '@invoicing/contracts';
 import { amountOf, percentOf, priceOf } from './einvoice-amounts.domain.ts';
-import { isNotSubjectToVat, isVatIdentifier, type EInvoice, type EInvoiceParty, type EInvoiceProfile } from './einvoice.domain.ts';
+import { isVatIdentifier, partyIdentity, type EInvoice, type EInvoiceParty, type EInvoiceProfile } from './einvoice.domain.ts';
 import { optional, serializeXml, type XmlNode } from './xml-tree.ts';
 
 /** BT-24 of each profile. */
@@ -39,22 +39,15 @@ const partyTaxSchemes = (party: EInvoiceParty, role: 'seller' | 'buyer', vatAppl
 };
 
 const party = (einvoice: EInvoice, role: 'seller' | 'buyer'): XmlNode => {
-  const who = role === 'seller' ? einvoice.seller : einvoice.buyer;
-  const vatApplies = !isNotSubjectToVat(einvoice);
+  const { party: who, vatApplies, sellerIdentifier, contact } = partyIdentity(einvoice, role);
   const endpoint = who.electronicAddress;
-  // Without a VAT identifier the seller is identified by its tax ID, else its electronic address (BR-CO-26).
-  const sellerIdentifier = role === 'seller' && !(vatApplies && isVatIdentifier(who.taxId)) ? (who.taxId ?? endpoint?.value ?? null) : null;
-  const contact = role === 'seller' ? einvoice.seller.contact : null;
   return {
     'cbc:EndpointID': optional(endpoint?.value, (value) => ({ '@schemeID': endpoint!.scheme, '#': value })),
     'cac:PartyIdentification': optional(sellerIdentifier, (value) => ({ 'cbc:ID': value })),
     'cac:PostalAddress': postalAddress(who.address),
     'cac:PartyTaxScheme': partyTaxSchemes(who, role, vatApplies),
     'cac:PartyLegalEntity': { 'cbc:RegistrationName': who.name ?? '' },
-    'cac:Contact':
-      contact && (contact.name || contact.phone || contact.email)
-        ? { 'cbc:Name': optional(contact.name), 'cbc:Telephone': optional(contact.phone), 'cbc:ElectronicMail': optional(contact.email) }
-        : undefined,
+    'cac:Contact': contact ? { 'cbc:Name': optional(contact.name), 'cbc:Telephone': optional(contact.phone), 'cbc:ElectronicMail': optional(contact.email) } : undefined,
   };
 };
 
