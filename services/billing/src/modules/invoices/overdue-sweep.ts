@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
 import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
-import { localDateOf, type Clock } from '../../shared/clock.ts';
+import { localDateOf } from '../../shared/clock.ts';
 import { addBillingEvent } from '../../shared/events.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
