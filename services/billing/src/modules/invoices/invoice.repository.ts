@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
 import type { Series } from '../numbering/numbering.repository.ts';
-import { TimelineEntryEntity, type TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 
 /**
