@@ -1,4 +1,5 @@
 import { afterCommit, createCursorCodec, createServiceApp, loggerOptions, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import { BILLING_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerAccountRoutes } from './modules/account/account.routes.ts';
@@ -12,7 +13,6 @@ import { voidInvoice } from './modules/invoices/void-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
-import type { Clock } from './shared/clock.ts';
 
 export interface BillingAppDeps {
   /** Opened on the billing schema and migrated; whoever opened it closes it. */

@@ -1,11 +1,11 @@
 import { applyMigrations, assembleService, createServiceClient, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
+import { systemClock, type Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type BillingConfig } from './config.ts';
 import { BILLING_SCHEMA, openBillingDatabase } from './database.ts';
 import { OverdueSweep } from './modules/invoices/overdue-sweep.ts';
 import { catalogReader } from './shared/catalog.ts';
-import { systemClock, type Clock } from './shared/clock.ts';
 
 export interface BillingServiceDeps {
   /** The event bus, owned by whoever hosts the service: several services may share one. */

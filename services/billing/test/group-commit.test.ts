@@ -212,7 +212,7 @@ describe('finalize with group commit', () => {
     // The new series has no counter row yet: the first batch is held at its draft's lock instead.
     const release = await holdLock('select 1 from billing.invoices where id = ? for update', [parsePublicId('invoice', ids[0]!)]);
     const leading = finalize(api, ids[0]!);
-    await waitFor(batchWaits('for update of i'), 'the first batch to wait on its draft');
+    await waitFor(batchWaits('for update of "i"'), 'the first batch to wait on its draft');
     const queued = ids.slice(1).map((id) => finalize(api, id));
     await waitFor(async () => (await batchStats(replica)).waiting === 2, 'two finalizes waiting for the next batch');
     await release();

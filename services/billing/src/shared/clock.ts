@@ -1,5 +1,5 @@
-// The clock is the kit's; the calendar arithmetic below is billing's own.
-export { systemClock, type Clock } from '@invoicing/service-kit/clock';
+// Billing's calendar arithmetic, in the workspace's time zone. The clock itself is the kit's
+// (`@invoicing/service-kit/clock`).
 
 /** A calendar date and month as seen in one time zone. */
 export interface LocalDate {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createInProcessBus, type EventBus } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import { createTestDatabase, type TestDatabase } from '@invoicing/testing';
 import { loadConfig } from '../../src/config.ts';
 import { createBillingService, type BillingService } from '../../src/service.ts';
-import type { Clock } from '../../src/shared/clock.ts';
 import { CatalogProcess } from './catalog-process.ts';
 
 export const INTERNAL_TOKEN = 'billing-test-internal-token-0123456789abcdef';

@@ -1,7 +1,7 @@
 import type { UpdateAccountBody } from '@invoicing/contracts';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
-import type { Clock } from '../../shared/clock.ts';
 import { accountChanges, accountView } from './account.domain.ts';
 import { accountRepository } from './account.repository.ts';
 

@@ -1,10 +1,11 @@
 import { parsePublicId } from '@invoicing/contracts';
 import { notFound } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pRetry from 'p-retry';
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
-import { localDateOf, type Clock, type LocalDate } from '../../shared/clock.ts';
+import { localDateOf, type LocalDate } from '../../shared/clock.ts';
 import type { AccountRow } from '../account/account.entity.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { accountRepository } from '../account/account.repository.ts';

@@ -1,12 +1,13 @@
 import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
 import { captureTraceContext, containsPattern, newestFirstPage, type KeysetPosition, type TraceCarrier } from '@invoicing/service-kit';
+import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityDictionary } from '@mikro-orm/core';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { BILLING_SCHEMA } from '../../database.ts';
-import { columnOf, columnRowsJson } from '../../shared/column-rows.ts';
+import { sql } from 'kysely';
+import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
 import type { Series } from '../numbering/numbering.repository.ts';
-import { TimelineEntryEntity, type TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 
 /**
@@ -45,7 +46,7 @@ const statusCondition = (status: InvoiceStatus, today: string) => {
   return { status };
 };
 
-const S = `"${BILLING_SCHEMA}"`;
+const propertiesOf = <Row extends object>(row: Row) => Object.keys(row) as (keyof Row & string)[];
 
 /** An event to add to the outbox, with the trace context of the request it reports (null with tracing off). */
 export interface OutboxEntry {
@@ -53,14 +54,10 @@ export interface OutboxEntry {
   traceContext: TraceCarrier | null;
 }
 
-const outboxJson = (entries: readonly OutboxEntry[]): string =>
-  JSON.stringify(entries.map(({ envelope, traceContext }) => ({ id: envelope.id, subject: envelope.type, envelope, trace_context: traceContext })));
+const outboxRow = ({ envelope, traceContext }: OutboxEntry) => ({ id: envelope.id, subject: envelope.type, envelope, traceContext });
 
-// The request's trace context goes with each row, so the relay publishes it in that trace.
-const fromThisRequest = (events: readonly EventEnvelope[]): OutboxEntry[] => {
-  const traceContext = captureTraceContext() ?? null;
-  return events.map((envelope) => ({ envelope, traceContext }));
-};
+// The request's trace context goes with the row, so the relay publishes it in that trace.
+const fromThisRequest = (envelope: EventEnvelope): OutboxEntry => ({ envelope, traceContext: captureTraceContext() ?? null });
 
 /*
  * The hot paths read what a use case needs in one statement and write a change (the invoice, its
@@ -70,20 +67,28 @@ const fromThisRequest = (events: readonly EventEnvelope[]): OutboxEntry[] => {
  * CTEs does not matter.
  */
 
-const loadSql = (where: string) => `
-  select i.*,
-         coalesce((select json_agg(l order by l.position) from ${S}.invoice_lines l where l.invoice_id = i.id), '[]'::json) as lines_json,
-         (select to_jsonb(a) from ${S}.accounts a where a.workspace_id = i.workspace_id) as account_json
-    from ${S}.invoices i
-   where ${where}`;
-const LOAD_SQL = loadSql('i.id = ? and i.workspace_id = ?');
-const LOAD_BY_PUBLIC_TOKEN_SQL = loadSql('i.public_url_token = ?');
-
-const INSERT_DRAFT_SQL = `
-  with invoice as (insert into ${S}.invoices select * from jsonb_populate_record(null::${S}.invoices, ?::jsonb)),
-       lines as (insert into ${S}.invoice_lines select * from jsonb_populate_recordset(null::${S}.invoice_lines, ?::jsonb)),
-       timeline as (insert into ${S}.invoice_timeline select * from jsonb_populate_recordset(null::${S}.invoice_timeline, ?::jsonb))
-  insert into ${S}.outbox (id, subject, envelope, trace_context) select e.id, e.subject, e.envelope, e.trace_context from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb, trace_context jsonb)`;
+/**
+ * The invoice, its lines and its workspace's settings: the lines and the settings come as JSON rows
+ * keyed by column, which `em.map` turns into rows as the ORM reads them.
+ */
+const loadQuery = (em: EntityManager) =>
+  sqlOf<BillingDatabase>(em)
+    .selectFrom('Invoice as i')
+    .selectAll('i')
+    .select((eb) => [
+      eb
+        .selectFrom('InvoiceLine as l')
+        .select((line) => line.fn.coalesce(line.fn.jsonAgg('l').orderBy('l.position'), sql`'[]'::json`).as('lines'))
+        .whereRef('l.invoiceId', '=', 'i.id')
+        .$castTo<{ lines: EntityDictionary<InvoiceLineRow>[] }>()
+        .as('linesJson'),
+      eb
+        .selectFrom('Account as a')
+        .select((account) => account.fn.toJson('a').as('account'))
+        .whereRef('a.workspaceId', '=', 'i.workspaceId')
+        .$castTo<{ account: EntityDictionary<AccountRow> }>()
+        .as('accountJson'),
+    ]);
 
 /** An invoice with its lines and its workspace's settings, read in one statement. */
 export interface LoadedInvoice {
@@ -93,48 +98,16 @@ export interface LoadedInvoice {
   account: AccountRow | null;
 }
 
-type LoadedRaw = EntityDictionary<InvoiceRow> & { lines_json: EntityDictionary<InvoiceLineRow>[]; account_json: EntityDictionary<AccountRow> | null };
-
-/** A change of some columns of one open (or finalized) invoice, with the timeline entries and events that report it. */
+/** A change of some columns of one open (or finalized) invoice, with the timeline entry and the event that report it. */
 export interface InvoiceChange {
   invoice: InvoiceRow;
   /** The properties written; every other column keeps its value. */
   properties: readonly (keyof InvoiceRow)[];
   /** Write only while the invoice still has this status; otherwise nothing at all is written. */
   whileStatus: StoredStatus;
-  timeline: readonly TimelineEntryRow[];
-  events: readonly EventEnvelope[];
+  entry: TimelineEntryRow;
+  event: EventEnvelope;
 }
-
-const changeSql = new Map<string, string>();
-const changeStatement = (em: EntityManager, properties: readonly (keyof InvoiceRow)[]): string => {
-  const columns = properties.map((property) => columnOf(em, InvoiceEntity, String(property)));
-  const key = columns.join(',');
-  let sql = changeSql.get(key);
-  if (!sql) {
-    sql = `
-      with changed as (
-             update ${S}.invoices i set (${columns.join(', ')}) = (${columns.map((column) => `r.${column}`).join(', ')})
-               from jsonb_populate_record(null::${S}.invoices, ?::jsonb) r
-              where i.id = r.id and i.workspace_id = r.workspace_id and i.status = ?
-             returning i.id),
-           timeline as (insert into ${S}.invoice_timeline
-             select t.* from jsonb_populate_recordset(null::${S}.invoice_timeline, ?::jsonb) t where exists (select 1 from changed)),
-           outbox as (insert into ${S}.outbox (id, subject, envelope, trace_context)
-             select e.id, e.subject, e.envelope, e.trace_context from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb, trace_context jsonb) where exists (select 1 from changed))
-      select count(*)::int as changed from changed`;
-    changeSql.set(key, sql);
-  }
-  return sql;
-};
-
-// Lock order is drafts (by id) then the series' counter row, for every finalize of every replica, so two never wait on each other in a cycle.
-const LOCK_DRAFTS_AS_READ_SQL = `
-  select i.id from ${S}.invoices i
-    join jsonb_to_recordset(?::jsonb) as d(id uuid, read_version timestamptz) on d.id = i.id and d.read_version = i.updated_at
-   where i.workspace_id = ? and i.status = 'draft'
-   order by i.id
-     for update of i`;
 
 /** The invoice properties finalization sets. */
 export const FINALIZED_PROPERTIES = [
@@ -157,25 +130,6 @@ export const FINALIZED_PROPERTIES = [
   'updatedAt',
 ] as const satisfies readonly (keyof InvoiceRow)[];
 
-let writeFinalizedSql: string | undefined;
-const writeFinalizedStatement = (em: EntityManager): string => {
-  if (writeFinalizedSql) return writeFinalizedSql;
-  const columns = FINALIZED_PROPERTIES.map((property) => columnOf(em, InvoiceEntity, property));
-  // One round trip while the counter row is locked: invoices, timeline, outbox and the series' chain head.
-  writeFinalizedSql = `
-    with changed as (
-           update ${S}.invoices i set (${columns.join(', ')}) = (${columns.map((column) => `r.${column}`).join(', ')})
-             from jsonb_populate_recordset(null::${S}.invoices, ?::jsonb) r
-            where i.id = r.id and i.workspace_id = r.workspace_id
-           returning i.id),
-         timeline as (insert into ${S}.invoice_timeline select * from jsonb_populate_recordset(null::${S}.invoice_timeline, ?::jsonb)),
-         outbox as (insert into ${S}.outbox (id, subject, envelope, trace_context)
-           select e.id, e.subject, e.envelope, e.trace_context from jsonb_to_recordset(?::jsonb) as e(id uuid, subject text, envelope jsonb, trace_context jsonb)),
-         series as (update ${S}.number_series set last_chain_sha256 = ? where workspace_id = ? and format = ? and period = ?)
-    select count(*)::int as changed from changed`;
-  return writeFinalizedSql;
-};
-
 /** What one finalize transaction writes: the invoices as finalized, their entries and events, and the series' new chain head. */
 export interface FinalizedBatch {
   invoices: readonly InvoiceRow[];
@@ -186,46 +140,71 @@ export interface FinalizedBatch {
 }
 
 export const invoiceRepository = (em: EntityManager) => {
-  const loaded = (raw: LoadedRaw | undefined): LoadedInvoice | null => {
+  type Loaded = Awaited<ReturnType<ReturnType<typeof loadQuery>['executeTakeFirst']>>;
+  const loaded = (raw: Loaded): LoadedInvoice | null => {
     if (!raw) return null;
-    const { lines_json: lines, account_json: account, ...invoice } = raw;
+    const { linesJson, accountJson, ...invoice } = raw;
     return {
-      invoice: em.map(InvoiceEntity, invoice as EntityDictionary<InvoiceRow>),
-      lines: lines.map((line) => em.map(InvoiceLineEntity, line)),
-      account: account ? em.map(AccountEntity, account) : null,
+      invoice: invoice as InvoiceRow,
+      lines: (linesJson ?? []).map((line) => em.map(InvoiceLineEntity, line)),
+      account: accountJson ? em.map(AccountEntity, accountJson) : null,
     };
   };
 
   return {
     /** The invoice with its lines and its workspace's settings, in one statement; null when the workspace has no such invoice. */
     findWithLinesAndSettings: async (workspaceId: string, id: string): Promise<LoadedInvoice | null> =>
-      loaded((await em.execute<LoadedRaw[]>(LOAD_SQL, [id, workspaceId]))[0]),
+      loaded(await loadQuery(em).where('i.id', '=', id).where('i.workspaceId', '=', workspaceId).executeTakeFirst()),
 
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
-    findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded((await em.execute<LoadedRaw[]>(LOAD_BY_PUBLIC_TOKEN_SQL, [token]))[0]),
+    findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.publicUrlToken', '=', token).executeTakeFirst()),
 
-    /** A new draft with its lines, its `created` entry and its event: one statement. */
+    /** A new draft with its lines (at least one: the contract's `items` asks for one), its `created` entry and its event: one statement. */
     insertDraft: async (invoice: InvoiceRow, lines: readonly InvoiceLineRow[], entry: TimelineEntryRow, event: EventEnvelope): Promise<void> => {
-      await em.execute(INSERT_DRAFT_SQL, [
-        columnRowsJson(em, InvoiceEntity, invoice),
-        columnRowsJson(em, InvoiceLineEntity, lines),
-        columnRowsJson(em, TimelineEntryEntity, [entry]),
-        outboxJson(fromThisRequest([event])),
-      ]);
+      await sqlOf<BillingDatabase>(em)
+        .with('invoice', (db) => db.insertInto('Invoice').values(invoice))
+        .with('lines', (db) => db.insertInto('InvoiceLine').values([...lines]))
+        .with('timeline', (db) => db.insertInto('TimelineEntry').values(entry))
+        .insertInto('Outbox')
+        .values(outboxRow(fromThisRequest(event)))
+        .execute();
     },
 
     /**
      * Applies a change (a payment, a void, a new public link) in one statement, only while the
      * invoice still has `whileStatus`; false when it no longer had it, and nothing was written.
      */
-    changeWhileStatus: async (change: InvoiceChange): Promise<boolean> => {
-      const [row] = await em.execute<{ changed: number }[]>(changeStatement(em, change.properties), [
-        columnRowsJson(em, InvoiceEntity, change.invoice),
-        change.whileStatus,
-        columnRowsJson(em, TimelineEntryEntity, change.timeline),
-        outboxJson(fromThisRequest(change.events)),
-      ]);
-      return (row?.changed ?? 0) > 0;
+    changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event }: InvoiceChange): Promise<boolean> => {
+      const { changed } = await sqlOf<BillingDatabase>(em)
+        .with('changed', (db) =>
+          db
+            .updateTable('Invoice')
+            .set(Object.fromEntries(properties.map((property) => [property, invoice[property] ?? null])))
+            .where('id', '=', invoice.id)
+            .where('workspaceId', '=', invoice.workspaceId)
+            .where('status', '=', whileStatus)
+            .returning('id'),
+        )
+        // Selected from `changed` (the invoice by its id, or no row), the entry and the event are
+        // written only with the change. PostgreSQL types each value by the column it goes to, and
+        // node-postgres sends an object (a JSON column's) as JSON text.
+        .with('timeline', (db) =>
+          db
+            .insertInto('TimelineEntry')
+            .columns(propertiesOf(entry))
+            .expression((eb) => eb.selectFrom('changed').select(propertiesOf(entry).map((property) => eb.val(entry[property]).as(property)))),
+        )
+        .with('outbox', (db) => {
+          const row = outboxRow(fromThisRequest(event));
+          return db
+            .insertInto('Outbox')
+            .columns(propertiesOf(row))
+            .expression((eb) => eb.selectFrom('changed').select(propertiesOf(row).map((property) => eb.val(row[property]).as(property))));
+        })
+        .selectFrom('changed')
+        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
+        .executeTakeFirstOrThrow();
+      return changed > 0;
     },
 
     /**
@@ -233,22 +212,56 @@ export const invoiceRepository = (em: EntityManager) => {
      * the same `updated_at`); the IDs locked. Any other was finalized or changed meanwhile.
      */
     lockDraftsAsRead: async (tx: EntityManager, workspaceId: string, drafts: readonly { id: string; readVersion: Date }[]): Promise<Set<string>> => {
-      const rows = await tx.execute<{ id: string }[]>(LOCK_DRAFTS_AS_READ_SQL, [JSON.stringify(drafts.map((draft) => ({ id: draft.id, read_version: draft.readVersion }))), workspaceId]);
+      if (drafts.length === 0) return new Set();
+      const rows = await sqlOf<BillingDatabase>(tx)
+        .selectFrom('Invoice as i')
+        .select('i.id')
+        .where('i.workspaceId', '=', workspaceId)
+        .where('i.status', '=', 'draft')
+        .where((eb) => eb(eb.refTuple('i.id', 'i.updatedAt'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
+        // Lock order is drafts (by id) then the series' counter row, for every finalize of every
+        // replica, so two never wait on each other in a cycle.
+        .orderBy('i.id')
+        .forUpdate('i')
+        .execute();
       return new Set(rows.map((row) => row.id));
     },
 
-    /** Writes a batch of finalized invoices in one statement inside `tx`; how many invoices it changed. */
-    writeFinalized: async (tx: EntityManager, batch: FinalizedBatch): Promise<number> => {
-      const [row] = await tx.execute<{ changed: number }[]>(writeFinalizedStatement(tx), [
-        columnRowsJson(tx, InvoiceEntity, batch.invoices),
-        columnRowsJson(tx, TimelineEntryEntity, batch.timeline),
-        outboxJson(batch.events),
-        batch.chainHead,
-        batch.series.workspaceId,
-        batch.series.format,
-        batch.series.period,
-      ]);
-      return row?.changed ?? 0;
+    /**
+     * Writes a batch of finalized invoices in one statement inside `tx`, while the series' counter
+     * row is locked: invoices, timeline, outbox and the series' chain head; how many invoices it changed.
+     */
+    writeFinalized: async (tx: EntityManager, { invoices, timeline, events, series, chainHead }: FinalizedBatch): Promise<number> => {
+      const { changed } = await sqlOf<BillingDatabase>(tx)
+        // Each invoice gets its own values in one statement: Kysely writes that as an insert whose
+        // every row conflicts, since each one exists and is locked by this transaction
+        // (lockDraftsAsRead), so it only ever updates, and only FINALIZED_PROPERTIES.
+        .with('changed', (db) =>
+          db
+            .insertInto('Invoice')
+            .values([...invoices])
+            .onConflict((oc) =>
+              oc
+                .column('id')
+                .doUpdateSet((eb) => Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, eb.ref(`excluded.${property}`)])))
+                .whereRef('Invoice.workspaceId', '=', 'excluded.workspaceId'),
+            )
+            .returning('id'),
+        )
+        .with('timeline', (db) => db.insertInto('TimelineEntry').values([...timeline]))
+        .with('outbox', (db) => db.insertInto('Outbox').values(events.map(outboxRow)))
+        .with('series', (db) =>
+          db
+            .updateTable('NumberSeries')
+            .set({ lastChainSha256: chainHead })
+            .where('workspaceId', '=', series.workspaceId)
+            .where('format', '=', series.format)
+            .where('period', '=', series.period),
+        )
+        .selectFrom('changed')
+        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
+        .executeTakeFirstOrThrow();
+      return changed;
     },
 
     findInWorkspace: (workspaceId: string, id: string): Promise<InvoiceRow | null> => em.findOne(InvoiceEntity, { id, workspaceId }),

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
 import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
+import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BILLING_SCHEMA } from '../../database.ts';
+import { sql } from 'kysely';
+import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
-import { localDateOf, type Clock } from '../../shared/clock.ts';
+import { localDateOf } from '../../shared/clock.ts';
 import { addBillingEvent } from '../../shared/events.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
@@ -59,17 +62,20 @@ export class OverdueSweep {
   async #markBatch(tx: EntityManager): Promise<number> {
     const { clock, batchSize, publicUrlBase } = this.#options;
     const now = clock.now();
-    const claimed = await tx.execute<{ id: string; timezone: string }[]>(
-      `select i.id, coalesce(a.timezone, 'UTC') as timezone
-         from "${BILLING_SCHEMA}".invoices i
-         left join "${BILLING_SCHEMA}".accounts a on a.workspace_id = i.workspace_id
-        where i.status = 'open' and i.overdue_event_at is null
-          and i.due_date < (timezone(coalesce(a.timezone, 'UTC'), ?::timestamptz))::date
-        order by i.due_date, i.id
-        limit ?
-          for update of i skip locked`,
-      [now, batchSize],
-    );
+    const claimed = await sqlOf<BillingDatabase>(tx)
+      .selectFrom('Invoice as i')
+      .leftJoin('Account as a', 'a.workspaceId', 'i.workspaceId')
+      .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone')])
+      .where('i.status', '=', 'open')
+      .where('i.overdueEventAt', 'is', null)
+      // Past due in the workspace's time zone: today there is `now` read on its wall clock.
+      .where('i.dueDate', '<', (eb) => eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.cast(eb.val(now), 'timestamptz')]), 'date'))
+      .orderBy('i.dueDate')
+      .orderBy('i.id')
+      .limit(batchSize)
+      .forUpdate('i')
+      .skipLocked()
+      .execute();
     if (claimed.length === 0) return 0;
     const timeZones = new Map(claimed.map((row) => [row.id, row.timezone]));
     const invoices = invoiceRepository(tx);

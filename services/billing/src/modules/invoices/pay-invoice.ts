@@ -28,8 +28,8 @@ export const payInvoice = (deps: InvoiceDeps) => {
         invoice: paid,
         properties: Object.keys(columns) as (keyof InvoiceRow)[],
         whileStatus: 'open',
-        timeline: [timelineEntry(paid, { type: 'paid', paid_on: body.paid_on ?? moment.local.date, payment_reference: body.payment_reference ?? null }, actor, moment.now)],
-        events: [billingEvent(BILLING_SUBJECTS.invoicePaid, { object: invoiceView(paid, loaded.lines, moment.view) }, actor, moment.now)],
+        entry: timelineEntry(paid, { type: 'paid', paid_on: body.paid_on ?? moment.local.date, payment_reference: body.payment_reference ?? null }, actor, moment.now),
+        event: billingEvent(BILLING_SUBJECTS.invoicePaid, { object: invoiceView(paid, loaded.lines, moment.view) }, actor, moment.now),
       });
       // Settled by someone else first: read it again, so the transition answers for its new status.
       if (!written) throw new StaleRead();

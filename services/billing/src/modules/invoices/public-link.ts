@@ -43,8 +43,8 @@ export const publicLinks = (deps: InvoiceDeps) => {
           invoice: rotated,
           properties: ['publicUrlToken', 'updatedAt'],
           whileStatus: invoice.status,
-          timeline: [timelineEntry(rotated, { type: 'updated' }, actor, moment.now)],
-          events: [billingEvent(BILLING_SUBJECTS.invoiceUpdated, { object: view }, actor, moment.now)],
+          entry: timelineEntry(rotated, { type: 'updated' }, actor, moment.now),
+          event: billingEvent(BILLING_SUBJECTS.invoiceUpdated, { object: view }, actor, moment.now),
         });
         // Paid or voided in between: read it again, so the event carries the status it now has.
         if (!written) throw new StaleRead();

@@ -27,8 +27,8 @@ export const voidInvoice = (deps: InvoiceDeps) => {
         invoice: voided,
         properties: Object.keys(columns) as (keyof InvoiceRow)[],
         whileStatus: 'open',
-        timeline: [timelineEntry(voided, { type: 'voided', reason: body.reason ?? null }, actor, moment.now)],
-        events: [billingEvent(BILLING_SUBJECTS.invoiceVoided, { object: invoiceView(voided, loaded.lines, moment.view) }, actor, moment.now)],
+        entry: timelineEntry(voided, { type: 'voided', reason: body.reason ?? null }, actor, moment.now),
+        event: billingEvent(BILLING_SUBJECTS.invoiceVoided, { object: invoiceView(voided, loaded.lines, moment.view) }, actor, moment.now),
       });
       if (!written) throw new StaleRead();
       deps.announce();

@@ -1,5 +1,7 @@
+import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BILLING_SCHEMA } from '../../database.ts';
+import { sql } from 'kysely';
+import type { BillingDatabase } from '../../database.ts';
 import { InvoiceEntity, type InvoiceRow } from '../invoices/invoice.entity.ts';
 import { GENESIS_CHAIN } from './invoice-integrity.domain.ts';
 
@@ -33,61 +35,88 @@ export interface SequenceGap {
   last: number;
 }
 
-const S = `"${BILLING_SCHEMA}"`;
-
-// One atomic upsert moves the counter by `count` and locks its row until the transaction ends; the
-// chain value it returns is the one before (the statement leaves it), which the transaction then
-// carries forward onto the numbers it took (setChainHead).
-const TAKE_NUMBERS_SQL = `
-  insert into ${S}.number_series as s (workspace_id, format, period, last_value, last_chain_sha256)
-  values (?, ?, ?, ?, '${GENESIS_CHAIN}')
-  on conflict (workspace_id, format, period) do update set last_value = s.last_value + excluded.last_value
-  returning s.last_value, s.last_chain_sha256`;
-
 export const numberingRepository = (em: EntityManager) => ({
-  /** Takes the next `count` numbers of the series inside `tx`; its counter row stays locked until `tx` ends. */
+  /**
+   * Takes the next `count` numbers of the series inside `tx`; its counter row stays locked until `tx` ends.
+   * One atomic upsert moves the counter by `count` and locks its row; the chain value it returns is
+   * the one before (the statement leaves it), which the transaction then carries forward onto the
+   * numbers it took (setChainHead).
+   */
   takeNumbers: async (tx: EntityManager, series: Series, count: number): Promise<TakenNumbers> => {
-    const [row] = await tx.execute<{ last_value: string; last_chain_sha256: string }[]>(TAKE_NUMBERS_SQL, [series.workspaceId, series.format, series.period, count]);
-    return { first: Number(row!.last_value) - count + 1, previousChain: row!.last_chain_sha256 };
+    const { lastValue, lastChainSha256 } = await sqlOf<BillingDatabase>(tx)
+      .insertInto('NumberSeries')
+      .values({ workspaceId: series.workspaceId, format: series.format, period: series.period, lastValue: count, lastChainSha256: GENESIS_CHAIN })
+      .onConflict((oc) =>
+        oc.columns(['workspaceId', 'format', 'period']).doUpdateSet((eb) => ({ lastValue: eb('NumberSeries.lastValue', '+', eb.ref('excluded.lastValue')) })),
+      )
+      .returning(['NumberSeries.lastValue', 'NumberSeries.lastChainSha256'])
+      .executeTakeFirstOrThrow();
+    return { first: lastValue - count + 1, previousChain: lastChainSha256 };
   },
 
   /** Every counter of the workspace beside a recount of the invoices holding its numbers. */
   seriesWithCounts: async (workspaceId: string): Promise<SeriesCount[]> => {
-    const rows = await em.execute<{ format: string; period: string; last_value: string; last_chain_sha256: string; issued: string; first_sequence: string | null; last_sequence: string | null }[]>(
-      `select s.format, s.period, s.last_value, s.last_chain_sha256,
-              count(i.id) as issued, min(i.number_sequence) as first_sequence, max(i.number_sequence) as last_sequence
-         from ${S}.number_series s
-         left join ${S}.invoices i
-           on i.workspace_id = s.workspace_id and i.number_format = s.format and i.number_period = s.period
-        where s.workspace_id = ?
-        group by s.format, s.period, s.last_value, s.last_chain_sha256
-        order by s.period desc, s.format`,
-      [workspaceId],
-    );
+    const rows = await sqlOf<BillingDatabase>(em)
+      .selectFrom('NumberSeries as s')
+      .leftJoin('Invoice as i', (join) => join.onRef('i.workspaceId', '=', 's.workspaceId').onRef('i.numberFormat', '=', 's.format').onRef('i.numberPeriod', '=', 's.period'))
+      .select((eb) => [
+        's.format',
+        's.period',
+        's.lastValue',
+        's.lastChainSha256',
+        eb.fn.count('i.id').as('issued'),
+        eb.fn.min('i.numberSequence').as('firstSequence'),
+        eb.fn.max('i.numberSequence').as('lastSequence'),
+      ])
+      .where('s.workspaceId', '=', workspaceId)
+      .groupBy(['s.format', 's.period', 's.lastValue', 's.lastChainSha256'])
+      .orderBy('s.period', 'desc')
+      .orderBy('s.format')
+      .execute();
+    // Aggregates are bigint, which node-postgres reads as text.
     return rows.map((row) => ({
       format: row.format,
       period: row.period,
-      lastValue: Number(row.last_value),
-      lastChain: row.last_chain_sha256,
+      lastValue: row.lastValue,
+      lastChain: row.lastChainSha256,
       issued: Number(row.issued),
-      firstSequence: row.first_sequence === null ? null : Number(row.first_sequence),
-      lastSequence: row.last_sequence === null ? null : Number(row.last_sequence),
+      firstSequence: row.firstSequence === null ? null : Number(row.firstSequence),
+      lastSequence: row.lastSequence === null ? null : Number(row.lastSequence),
     }));
   },
 
   /** Runs of missing sequence values between (and before) the numbers held, found in one pass. */
   internalGaps: async (workspaceId: string): Promise<SequenceGap[]> => {
-    const rows = await em.execute<{ format: string; period: string; first: string; last: string }[]>(
-      `select number_format as format, number_period as period, previous + 1 as first, number_sequence - 1 as last
-         from (select number_format, number_period, number_sequence,
-                      lag(number_sequence, 1, 0::bigint) over (partition by number_format, number_period order by number_sequence) as previous
-                 from ${S}.invoices
-                where workspace_id = ? and number_sequence is not null) held
-        where number_sequence > previous + 1
-        order by format, period, first`,
-      [workspaceId],
-    );
-    return rows.map((row) => ({ format: row.format, period: row.period, first: Number(row.first), last: Number(row.last) }));
+    const rows = await sqlOf<BillingDatabase>(em)
+      .selectFrom((db) =>
+        db
+          .selectFrom('Invoice')
+          .select((eb) => [
+            'numberFormat',
+            'numberPeriod',
+            'numberSequence',
+            eb.fn
+              .agg<number>('lag', ['numberSequence', eb.lit(1), sql<number>`0::bigint`])
+              .over((over) => over.partitionBy(['numberFormat', 'numberPeriod']).orderBy('numberSequence'))
+              .as('previous'),
+          ])
+          .where('workspaceId', '=', workspaceId)
+          .where('numberSequence', 'is not', null)
+          .as('held'),
+      )
+      .select((eb) => [
+        eb.ref('held.numberFormat').as('format'),
+        eb.ref('held.numberPeriod').as('period'),
+        eb('held.previous', '+', eb.lit(1)).as('first'),
+        eb('held.numberSequence', '-', eb.lit(1)).as('last'),
+      ])
+      .where((eb) => eb('held.numberSequence', '>', eb('held.previous', '+', eb.lit(1))))
+      .orderBy('format')
+      .orderBy('period')
+      .orderBy('first')
+      .execute();
+    // bigint, which node-postgres reads as text.
+    return rows.map((row) => ({ format: row.format!, period: row.period!, first: Number(row.first), last: Number(row.last) }));
   },
 
   /** The next `limit` finalized invoices of a series after `afterSequence`, in sequence order. */

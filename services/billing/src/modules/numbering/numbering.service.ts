@@ -1,7 +1,8 @@
 import { toPublicId, type ChainBreak, type Numbering, type NumberingVerification, type NumberSeries } from '@invoicing/contracts';
+import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
-import { localDateOf, type Clock } from '../../shared/clock.ts';
+import { localDateOf } from '../../shared/clock.ts';
 import { accountRepository } from '../account/account.repository.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
