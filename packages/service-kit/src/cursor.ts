@@ -94,16 +94,15 @@ export const createCursorCodec = (secret: string): CursorCodec => {
  * the extra row only tells whether a next page exists. The position is a row comparison, which
  * PostgreSQL turns into a bound on a (workspace_id, created desc, id desc) index, so a deep
  * page costs the same as the first, and rows sharing one `created` are split by id. A table whose
- * creation time is not `created` names its property (billing's `createdAt`); the columns come
- * from the ORM's metadata. (`{ property, column }` is still taken: its `column` is not read.)
+ * creation time is not `created` names its property (billing's `createdAt`); the ORM's metadata
+ * gives the columns.
  */
 export const newestFirstPage = <Row extends object>(
   qb: QueryBuilder<Row>,
   position: KeysetPosition | undefined,
   limit: number,
-  created: string | { property: string; column?: string } = 'created',
+  property = 'created',
 ) => {
-  const property = typeof created === 'string' ? created : created.property;
   if (position) {
     // A tuple of properties: the ORM writes their columns as a row comparison.
     qb.andWhere({ [raw([property, 'id'])]: { $lt: [position.created, position.id] } } as never);

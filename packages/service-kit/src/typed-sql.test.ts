@@ -93,4 +93,20 @@ describe('sqlOf', () => {
       await sut.close();
     }
   });
+
+  it('reads a column two entities share by the entity the query reads, where the two read it differently', async () => {
+    // `amount` is a bigint read as a number in notes, and text in tallies: rows keep the plugin's per-query reading.
+    const TallyEntity = defineEntity({ name: 'Tally', tableName: 'tallies', properties: { id: p.uuid().primary(), amount: p.text() } });
+    const sut = await openDatabase({ url: database.url, schema: SCHEMA, entities: [NoteEntity, TallyEntity], migrations: [], poolSize: 1 });
+    type Both = EntityDatabase<typeof NoteEntity | typeof TallyEntity>;
+    try {
+      await sut.em.getConnection().execute(`create table ${SCHEMA}.tallies (id uuid primary key, amount text not null)`);
+      await insertNote(sut.em.fork());
+      await sqlOf<Both>(sut.em.fork()).insertInto('Tally').values({ id: ID, amount: '12' }).execute();
+      expect(await sqlOf<Both>(sut.em.fork()).selectFrom('Note').select(['amount', 'workspaceId']).execute()).toEqual([{ amount: 12, workspaceId: 'w1' }]);
+      expect(await sqlOf<Both>(sut.em.fork()).selectFrom('Tally').select('amount').execute()).toEqual([{ amount: '12' }]);
+    } finally {
+      await sut.close();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
+import type { KitDatabase } from '@invoicing/service-kit';
 import type { EntityDatabase } from '@invoicing/service-kit/typed-sql';
 import { Migration20261123100000CreateBilling } from './migrations/Migration20261123100000CreateBilling.ts';
 import { Migration20261202100000OutboxClaims } from './migrations/Migration20261202100000OutboxClaims.ts';
@@ -10,15 +11,17 @@ import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
-import { OutboxEntity } from './shared/outbox.entity.ts';
 
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, OutboxEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity];
 
-/** Billing's tables for `sqlOf`: entity and property names, converted to the schema's by the ORM's metadata. */
-export type BillingDatabase = EntityDatabase<(typeof ENTITIES)[number]>;
+/**
+ * Billing's tables for `sqlOf`: entity and property names, converted to the schema's by the ORM's
+ * metadata. With the kit's: billing writes its outbox rows in the statements of the changes they report.
+ */
+export type BillingDatabase = EntityDatabase<(typeof ENTITIES)[number]> & KitDatabase;
 
 /** Applied in this order; never generated from the entities. */
 export const MIGRATIONS = [

@@ -27,7 +27,7 @@ const pageNewestFirstQuery = (em: EntityManager, workspaceId: string, filter: In
   }
   if (filter.createdFrom) qb.andWhere({ createdAt: { $gte: filter.createdFrom } });
   if (filter.createdUntil) qb.andWhere({ createdAt: { $lte: filter.createdUntil } });
-  return newestFirstPage(qb, position, limit, { property: 'createdAt', column: 'created_at' });
+  return newestFirstPage(qb, position, limit, 'createdAt');
 };
 
 export interface InvoiceFilter {
