@@ -52,7 +52,7 @@ const handWrittenSqlIn = (file: string): string[] => {
       if (method === 'execute' && first !== undefined && !isResultMode && (isText(first) || ts.isIdentifier(first) || ts.isCallExpression(first) || ts.isPropertyAccessExpression(first))) report(node);
       // `qb.andWhere('(occurred_at, id) > (?, ?)', …)`: column names spelled in a string.
       // (Kysely's `where('workspaceId', '=', id)` names a column: one word, no SQL around it.)
-      if (['where', 'andWhere', 'orWhere', 'having'].includes(method) && isText(first) && /[\s?()]/.test(first.getText(source))) report(node);
+      if (['where', 'andWhere', 'orWhere', 'having'].includes(method) && first !== undefined && isText(first) && /[\s?()]/.test(first.getText(source))) report(node);
     }
     if (ts.isTaggedTemplateExpression(node) && node.tag.getText(source) === 'sql' && STATEMENT.test(templateText(node.template))) report(node);
     ts.forEachChild(node, visit);

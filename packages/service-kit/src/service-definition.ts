@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Clock } from './clock.ts';
 import { z } from 'zod';
 import { ConfigError, parseConfig } from './config.ts';
 import type { EventBus } from './events/event-bus.ts';
@@ -19,6 +20,13 @@ export interface ServiceUnit extends StartUpSteps {
 export interface HostDeps {
   /** Owned by the host: one process may run several services on one bus. */
   bus: EventBus;
+}
+
+/** What a service is created with: its host's bus, and for tests a logger and a clock of their own. */
+export interface ServiceDeps extends HostDeps {
+  logger?: FastifyServerOptions['logger'];
+  /** The time the service's rules read; the system clock unless a test sets one. */
+  clock?: Clock;
 }
 
 /**

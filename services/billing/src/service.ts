@@ -1,25 +1,17 @@
-import { applyMigrations, assembleService, createServiceClient, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
-import { systemClock, type Clock } from '@invoicing/service-kit/clock';
-import type { FastifyServerOptions } from 'fastify';
+import { applyMigrations, assembleService, createServiceClient, type ServiceDefinition, type ServiceDeps } from '@invoicing/service-kit';
+import { systemClock } from '@invoicing/service-kit/clock';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type BillingConfig } from './config.ts';
 import { BILLING_SCHEMA, openBillingDatabase } from './database.ts';
 import { OverdueSweep } from './modules/invoices/overdue-sweep.ts';
 import { catalogReader } from './shared/catalog.ts';
 
-export interface BillingServiceDeps {
-  /** The event bus, owned by whoever hosts the service: several services may share one. */
-  bus: EventBus;
-  logger?: FastifyServerOptions['logger'];
-  clock?: Clock;
-}
-
 /**
  * Billing as a unit a host can run: the HTTP app, the outbox relay and the overdue sweep on one
  * database pool. It owns nothing process-wide (no signals, no exit, no bus), so one process may host
  * it beside other services; `stop` (or closing the app) stops its workers and closes its pool.
  */
-export const createBillingService = (config: BillingConfig, { bus, logger, clock = systemClock }: BillingServiceDeps) =>
+export const createBillingService = (config: BillingConfig, { bus, logger, clock = systemClock }: ServiceDeps) =>
   assembleService(
     {
       name: 'billing',

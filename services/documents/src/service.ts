@@ -1,6 +1,6 @@
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
-import { applyMigrations, assembleService, createServiceClient, type EventBus, eventLogFields, type ServiceDefinition } from '@invoicing/service-kit';
-import { systemClock, type Clock } from '@invoicing/service-kit/clock';
+import { applyMigrations, assembleService, createServiceClient, eventLogFields, type ServiceDefinition, type ServiceDeps } from '@invoicing/service-kit';
+import { systemClock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type DocumentsConfig } from './config.ts';
@@ -18,13 +18,6 @@ export const FINALIZED_CONSUMER = 'documents';
 
 const PDF_RENDER_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export interface DocumentsServiceDeps {
-  /** The event bus, owned by whoever hosts the service: several services may share one. */
-  bus: EventBus;
-  logger?: FastifyServerOptions['logger'];
-  clock?: Clock;
-}
-
 /**
  * Documents as a unit a host can run: the HTTP app, the outbox relay, the consumer of finalized
  * invoices and one Chromium, launched by the first PDF (a finalized invoice's event or a download)
@@ -32,7 +25,7 @@ export interface DocumentsServiceDeps {
  * signals, no exit, no bus), so one process may host it beside other services; `stop` (or closing
  * the app) stops its workers, the browser and its pool.
  */
-export const createDocumentsService = async (config: DocumentsConfig, { bus, logger, clock = systemClock }: DocumentsServiceDeps) => {
+export const createDocumentsService = async (config: DocumentsConfig, { bus, logger, clock = systemClock }: ServiceDeps) => {
   const chromium = await resolveChromium(config.CHROMIUM_PATH);
   return assembleService(
     {

@@ -1,6 +1,5 @@
-import { applyMigrations, assembleService, type EventBus, type EventConsumer, PeriodicTask, type ServiceDefinition } from '@invoicing/service-kit';
-import { systemClock, type Clock } from '@invoicing/service-kit/clock';
-import type { FastifyServerOptions } from 'fastify';
+import { applyMigrations, assembleService, type EventConsumer, PeriodicTask, type ServiceDefinition, type ServiceDeps } from '@invoicing/service-kit';
+import { systemClock } from '@invoicing/service-kit/clock';
 import { buildApp } from './app.ts';
 import { loadConfig, loadMigrateConfig, type NotificationsConfig } from './config.ts';
 import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from './database.ts';
@@ -20,20 +19,13 @@ export const CONSUMERS = [
 
 const PURGE_INTERVAL_MS = 3600_000;
 
-export interface NotificationsServiceDeps {
-  /** The event bus, owned by whoever hosts the service: several services may share one. */
-  bus: EventBus;
-  logger?: FastifyServerOptions['logger'];
-  clock?: Clock;
-}
-
 /**
  * Notifications as a unit a host can run: the HTTP app, the event consumers, the delivery worker
  * and the retention purge on one database pool. It owns nothing process-wide (no signals, no exit,
  * no bus), so one process may host it beside other services; `stop` (or closing the app) stops its
  * workers and closes its pool.
  */
-export const createNotificationsService = (config: NotificationsConfig, { bus, logger, clock = systemClock }: NotificationsServiceDeps) =>
+export const createNotificationsService = (config: NotificationsConfig, { bus, logger, clock = systemClock }: ServiceDeps) =>
   assembleService(
     {
       name: 'notifications',
