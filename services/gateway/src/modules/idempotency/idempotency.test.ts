@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { freePort } from '@invoicing/testing';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
@@ -82,6 +83,21 @@ describe('Idempotency-Key', () => {
     expect(replay.headers['x-upstream-note']).toBe('first');
     expect(replay.headers['content-type']).toBe(first.headers['content-type']);
     expect(replay.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('records and replays an answer the service streamed without a length (chunked), byte for byte', async () => {
+    const streamed = JSON.stringify({ data: { id: 'cus_streamed', note: 'x'.repeat(70_000) } });
+    fixture.upstream.answerWith(() => ({ status: 201, body: Readable.from([Buffer.from(streamed)]), headers: { 'content-type': 'application/json; charset=utf-8' } }));
+    const idempotencyKey = randomUUID();
+    const first = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    const replay = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect(first.statusCode).toBe(201);
+    expect(first.body).toBe(streamed);
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(streamed);
     expect(forwardedWith(idempotencyKey)).toHaveLength(1);
   });
 

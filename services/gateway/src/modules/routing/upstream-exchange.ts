@@ -12,8 +12,8 @@ export interface UpstreamResponse {
  * One exchange with a service over its pool, through undici's dispatch handler: a small body is
  * gathered straight from the connection, without the response stream and promises `pool.request`
  * makes for every response (a measurable part of the gateway's CPU per request). Resolves once
- * the whole body has come, or, for a body longer than `bufferMax` or of unknown length, as soon as
- * the headers have, with a stream of the body that reads from the service at the client's pace
+ * the whole body has come, or, for a body longer than a finite `bufferMax` or of unknown length, as
+ * soon as the headers have, with a stream of the body that reads from the service at the client's pace
  * and stops the exchange if the client goes away. Rejects if the service cannot be reached, fails
  * or times out (the pool's timeouts) before that.
  */
@@ -29,7 +29,9 @@ export const exchange = (dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
       onResponseStart(controller, statusCode, responseHeaders) {
         status = statusCode;
         headers = responseHeaders;
-        if (Number(responseHeaders['content-length']) <= bufferMax) return;
+        // Read whole when it fits, or when everything must be (a keyed write's answer is recorded):
+        // a body without a length (chunked) is streamed only where streaming is allowed at all.
+        if (bufferMax === Infinity || Number(responseHeaders['content-length']) <= bufferMax) return;
         const body = new PassThrough();
         body.on('drain', () => controller.resume());
         body.once('close', () => {
