@@ -9,7 +9,7 @@ import type { Orm } from './database.ts';
 import type { KitDatabase } from './kit-entities.ts';
 import { renderProblem, toAppError } from './problem.ts';
 import { isRecordable, REPLAYED_HEADER } from './request-fingerprint.ts';
-import { sqlOf } from './typed-sql.ts';
+import { nowPlus, sqlOf } from './typed-sql.ts';
 
 /** Settings of a service with writes that take an Idempotency-Key. */
 export const keyedWriteSettings = {
@@ -76,7 +76,7 @@ export class KeyedWrites {
 
   /** The moment before which a record has outlived its time to live, in PostgreSQL's clock. */
   #expiry() {
-    return sql<Date>`now() - ${this.#ttlHours} * interval '1 hour'`;
+    return nowPlus(-this.#ttlHours, 'hour');
   }
 
   /**

@@ -13,13 +13,21 @@
  * - Migrations are SQL text: they describe the schema as it was at their moment, not the entities now.
  */
 import { MikroKyselyPlugin, type EntityManager, type EntityProperty, type InferKyselyDB, type Platform } from '@mikro-orm/postgresql';
+import { sql, type RawBuilder } from 'kysely';
 import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryCreator, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 
 /** Entity and property names in queries, converted to the schema's by the ORM's metadata. */
-export const SQL_NAMING = { tableNamingStrategy: 'entity', columnNamingStrategy: 'property', convertValues: true } as const;
+const SQL_NAMING = { tableNamingStrategy: 'entity', columnNamingStrategy: 'property', convertValues: true } as const;
 
 /** The Kysely database of a set of entities (`typeof AEntity | typeof BEntity`), named as `SQL_NAMING` says. */
 export type EntityDatabase<Entities extends { name: string }> = InferKyselyDB<Entities, typeof SQL_NAMING>;
+
+/**
+ * `amount` units after (or, negative, before) PostgreSQL's `now()`: leases, retries and times to
+ * live, in the database's clock, which every replica shares.
+ */
+export const nowPlus = (amount: number, unit: 'millisecond' | 'second' | 'hour'): RawBuilder<Date> =>
+  sql<Date>`now() + ${amount}::double precision * ${sql.raw(`interval '1 ${unit}'`)}`;
 
 /** What a result column becomes: the property it is stored for, and its value as the ORM reads it. */
 interface ResultColumn {

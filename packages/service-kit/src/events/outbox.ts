@@ -5,7 +5,7 @@ import type { Orm } from '../database.ts';
 import type { KitDatabase } from '../kit-entities.ts';
 import { PeriodicTask } from '../periodic-task.ts';
 import { captureTraceContext, withTraceContext } from '../tracing.ts';
-import { sqlOf } from '../typed-sql.ts';
+import { nowPlus, sqlOf } from '../typed-sql.ts';
 import type { EventBus } from './event-bus.ts';
 import { DUPLICATE_WINDOW_MS } from './jetstream-bus.ts';
 
@@ -38,11 +38,6 @@ export interface OutboxRelayOptions {
 /** After a failed batch the relay waits this long, doubling up to `maxMs` while batches keep failing. */
 const BACKOFF = { firstMs: 250, maxMs: 30_000 };
 
-/** `milliseconds` from now, in PostgreSQL's clock. */
-const msFromNow = (milliseconds: number) => sql<Date>`now() + ${milliseconds} * interval '1 millisecond'`;
-
-/** `milliseconds` ago, in PostgreSQL's clock. */
-const msAgo = (milliseconds: number) => sql<Date>`now() - ${milliseconds} * interval '1 millisecond'`;
 
 /**
  * Publishes committed outbox rows until the bus holds them, in (created_at, id) order, with two
@@ -131,7 +126,7 @@ export class OutboxRelay {
       .with('claimed', (db) =>
         db
           .updateTable('Outbox')
-          .set({ claimedUntil: msFromNow(leaseMs) })
+          .set({ claimedUntil: nowPlus(leaseMs, 'millisecond') })
           .where('id', 'in', (eb) =>
             eb
               .selectFrom('Outbox')
@@ -194,7 +189,7 @@ export class OutboxRelay {
     this.#lastPurge = Date.now();
     await this.#sql()
       .deleteFrom('Outbox')
-      .where('publishedAt', '<', msAgo(this.#options.keepPublishedMs))
+      .where('publishedAt', '<', nowPlus(-this.#options.keepPublishedMs, 'millisecond'))
       .execute();
   }
 }

@@ -1,4 +1,4 @@
-import { newId, sqlOf, type Orm } from '@invoicing/service-kit';
+import { newId, nowPlus, sqlOf, type Orm } from '@invoicing/service-kit';
 import { sql } from 'kysely';
 import type { GatewayDatabase } from '../../database.ts';
 import type { RecordedResponse } from './idempotency.domain.ts';
@@ -32,7 +32,7 @@ export type ClaimAttempt =
   | { kind: 'released' };
 
 /** The moment before which a record created has outlived its time to live. */
-const olderThan = (ttlHours: number) => sql<Date>`now() - ${ttlHours}::integer * interval '1 hour'`;
+const olderThan = (ttlHours: number) => nowPlus(-ttlHours, 'hour');
 
 /**
  * Claims the key, or reads what holds it, in one statement (one round trip either way): a new
@@ -55,7 +55,7 @@ export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAt
           fingerprint: request.fingerprint,
           state: 'in_flight',
           lockToken,
-          lockedUntil: sql<Date>`now() + ${request.leaseMs}::integer * interval '1 millisecond'`,
+          lockedUntil: nowPlus(request.leaseMs, 'millisecond'),
           createdAt: now,
         })
         .onConflict((conflict) =>

@@ -1,4 +1,4 @@
-import { sqlOf } from '@invoicing/service-kit';
+import { nowPlus, sqlOf } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
@@ -43,8 +43,6 @@ export interface AttemptRecord {
 
 const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
 
-/** `ms` milliseconds from the database's now, computed by the database. */
-const nowPlusMs = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
 
 export const deliveryRepository = (em: EntityManager) => ({
   /** Deliveries still to be sent: queued, claimed or waiting for a retry. */
@@ -103,7 +101,7 @@ export const deliveryRepository = (em: EntityManager) => ({
       )
       // The updated table is not aliased: the naming plugin maps the columns of an UPDATE's own table only without an alias.
       .updateTable('Delivery')
-      .set({ lease: sql<string>`gen_random_uuid()`, nextAttemptAt: nowPlusMs(leaseMs) })
+      .set({ lease: sql<string>`gen_random_uuid()`, nextAttemptAt: nowPlus(leaseMs, 'millisecond') })
       .from(['due', 'WebhookEndpoint as w', 'Event as e'])
       .whereRef('Delivery.id', '=', 'due.id')
       .whereRef('w.id', '=', 'Delivery.endpointId')
@@ -164,7 +162,7 @@ export const deliveryRepository = (em: EntityManager) => ({
             attempts: eb('attempts', '+', 1),
             state,
             lease: null,
-            nextAttemptAt: retryInS === null ? null : sql<Date>`now() + ${retryInS}::int * interval '1 second'`,
+            nextAttemptAt: retryInS === null ? null : nowPlus(retryInS, 'second'),
             finishedAt: state === 'pending' ? null : sql<Date>`now()`,
           }))
           .where('id', '=', claimed.id)

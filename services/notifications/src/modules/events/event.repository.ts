@@ -1,5 +1,5 @@
 import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
-import { newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import { newestFirstPage, nowPlus, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
@@ -44,7 +44,7 @@ export const eventRepository = (em: EntityManager) => ({
           .expression((eb) =>
             eb
               .selectFrom(['stored', 'WebhookEndpoint as w'])
-              .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), sql<Date>`now() + ${firstAttemptInS} * interval '1 second'`.as('nextAttemptAt')])
+              .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), nowPlus(firstAttemptInS, 'second').as('nextAttemptAt')])
               .where('w.workspaceId', '=', event.workspaceId)
               .where('w.status', '=', 'enabled')
               .where('w.enabledEvents', '&&', receivingEvents(event.type))
