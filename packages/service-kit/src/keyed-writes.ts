@@ -85,28 +85,28 @@ export class KeyedWrites {
    */
   #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
     return sqlOf<KitDatabase>(em, this.#schema)
-      .insertInto('KeyedWrite')
+      .insertInto('idempotency_records')
       .values(
         entries.map(({ claim, outcome }) => ({
-          workspaceId: claim.workspaceId,
+          workspace_id: claim.workspaceId,
           key: claim.key,
           fingerprint: claim.fingerprint,
-          responseStatus: outcome.status,
-          responseContentType: outcome.contentType,
-          responseBody: outcome.body,
+          response_status: outcome.status,
+          response_content_type: outcome.contentType,
+          response_body: outcome.body,
         })),
       )
       .onConflict((oc) =>
         oc
-          .columns(['workspaceId', 'key'])
+          .columns(['workspace_id', 'key'])
           .doUpdateSet((eb) => ({
             fingerprint: eb.ref('excluded.fingerprint'),
-            responseStatus: eb.ref('excluded.responseStatus'),
-            responseContentType: eb.ref('excluded.responseContentType'),
-            responseBody: eb.ref('excluded.responseBody'),
-            createdAt: sql<Date>`now()`,
+            response_status: eb.ref('excluded.response_status'),
+            response_content_type: eb.ref('excluded.response_content_type'),
+            response_body: eb.ref('excluded.response_body'),
+            created_at: sql<Date>`now()`,
           }))
-          .where('KeyedWrite.createdAt', '<', this.#expiry()),
+          .where('idempotency_records.created_at', '<', this.#expiry()),
       )
       .returning(sql<number>`1`.as('recorded'))
       .execute();
@@ -135,19 +135,19 @@ export class KeyedWrites {
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
     const row = await sqlOf<KitDatabase>(this.#orm.em.fork(), this.#schema)
-      .selectFrom('KeyedWrite')
-      .select(['fingerprint', 'responseStatus', 'responseContentType', 'responseBody'])
-      .where('workspaceId', '=', workspaceId)
+      .selectFrom('idempotency_records')
+      .select(['fingerprint', 'response_status', 'response_content_type', 'response_body'])
+      .where('workspace_id', '=', workspaceId)
       .where('key', '=', key)
-      .where('createdAt', '>=', this.#expiry())
+      .where('created_at', '>=', this.#expiry())
       .executeTakeFirst();
-    return row && { fingerprint: row.fingerprint, status: row.responseStatus, contentType: row.responseContentType, body: row.responseBody };
+    return row && { fingerprint: row.fingerprint, status: row.response_status, contentType: row.response_content_type, body: row.response_body };
   }
 
   async purgeExpired(): Promise<number> {
     const { numDeletedRows } = await sqlOf<KitDatabase>(this.#orm.em.fork(), this.#schema)
-      .deleteFrom('KeyedWrite')
-      .where('createdAt', '<', this.#expiry())
+      .deleteFrom('idempotency_records')
+      .where('created_at', '<', this.#expiry())
       .executeTakeFirstOrThrow();
     return Number(numDeletedRows);
   }

@@ -1,5 +1,4 @@
-import { EntitySchema } from '@mikro-orm/postgresql';
-import type { DatabaseOptions } from './database.ts';
+import { EntitySchema, type Options } from '@mikro-orm/postgresql';
 import { OutboxEntity } from './events/outbox.entity.ts';
 import { KeyedWriteEntity } from './keyed-write.entity.ts';
 import type { EntityDatabase } from './typed-sql.ts';
@@ -12,7 +11,7 @@ export const KIT_ENTITIES = [OutboxEntity, KeyedWriteEntity];
 /** The Kysely database of the kit's own tables, for the kit's statements on them. */
 export type KitDatabase = EntityDatabase<(typeof KIT_ENTITIES)[number]>;
 
-type Entity = DatabaseOptions['entities'][number];
+type Entity = NonNullable<Options['entities']>[number];
 
 const tableOf = (entity: Entity): string | undefined => {
   const schema = EntitySchema.is(entity) ? entity : typeof entity === 'function' ? EntitySchema.REGISTRY.get(entity) : undefined;

@@ -3,11 +3,22 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { Orm } from '../database.ts';
 import type { KitDatabase } from '../kit-entities.ts';
+import { OutboxEntity } from './outbox.entity.ts';
 import { PeriodicTask } from '../periodic-task.ts';
-import { captureTraceContext, withTraceContext } from '../tracing.ts';
-import { nowPlus, sqlOf } from '../typed-sql.ts';
+import { captureTraceContext, withTraceContext, type TraceCarrier } from '../tracing.ts';
+import { entityColumns, nowPlus, sqlOf } from '../typed-sql.ts';
 import type { EventBus } from './event-bus.ts';
 import { DUPLICATE_WINDOW_MS } from './jetstream-bus.ts';
+
+/** An event to add to the outbox, with the trace context of the request it reports (null with tracing off). */
+export interface OutboxEntry {
+  envelope: EventEnvelope;
+  traceContext: TraceCarrier | null;
+}
+
+/** The outbox row of an entry, as its table's columns: for statements that write it beside the change it reports. */
+export const outboxColumns = (em: EntityManager, { envelope, traceContext }: OutboxEntry) =>
+  entityColumns(em, OutboxEntity, { id: envelope.id, subject: envelope.type, envelope, traceContext });
 
 /**
  * Adds an event to the outbox inside the caller's transaction, so it commits or rolls back with
@@ -16,8 +27,8 @@ import { DUPLICATE_WINDOW_MS } from './jetstream-bus.ts';
  */
 export const addToOutbox = async (tx: EntityManager, schema: string, envelope: EventEnvelope): Promise<void> => {
   await sqlOf<KitDatabase>(tx, schema)
-    .insertInto('Outbox')
-    .values({ id: envelope.id, subject: envelope.type, envelope, traceContext: captureTraceContext() ?? null })
+    .insertInto('outbox')
+    .values(outboxColumns(tx, { envelope, traceContext: captureTraceContext() ?? null }))
     .execute();
 };
 
@@ -100,7 +111,7 @@ export class OutboxRelay {
     const rows = await this.#claim();
     if (!rows.length) return 0;
     // Every publish is sent before any ack is awaited; one connection keeps them in this order.
-    const outcomes = await Promise.allSettled(rows.map((row) => withTraceContext(row.traceContext, () => bus.publish(row.envelope))));
+    const outcomes = await Promise.allSettled(rows.map((row) => withTraceContext(row.trace_context, () => bus.publish(row.envelope))));
     const published = rows.filter((_, i) => outcomes[i]!.status === 'fulfilled').map((row) => row.id);
     const failed = rows.filter((_, i) => outcomes[i]!.status === 'rejected').map((row) => row.id);
     await this.#mark(published, failed, rows[0]!.lease);
@@ -125,26 +136,25 @@ export class OutboxRelay {
     return this.#sql()
       .with('claimed', (db) =>
         db
-          .updateTable('Outbox')
-          .set({ claimedUntil: nowPlus(leaseMs, 'millisecond') })
+          .updateTable('outbox')
+          .set({ claimed_until: nowPlus(leaseMs, 'millisecond') })
           .where('id', 'in', (eb) =>
             eb
-              .selectFrom('Outbox')
+              .selectFrom('outbox')
               .select('id')
-              .where('publishedAt', 'is', null)
-              .where((eb) => eb.or([eb('claimedUntil', 'is', null), eb('claimedUntil', '<', sql<Date>`now()`)]))
-              .orderBy('createdAt')
+              .where('published_at', 'is', null)
+              .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', sql<Date>`now()`)]))
+              .orderBy('created_at')
               .orderBy('id')
               .limit(batchSize)
               .forUpdate()
               .skipLocked(),
           )
-          // Named as the properties, which the select below reads from the CTE.
-          .returning(['id', 'envelope', 'traceContext as traceContext', 'createdAt as createdAt', 'claimedUntil as claimedUntil']),
+          .returning(['id', 'envelope', 'trace_context', 'created_at', 'claimed_until']),
       )
       .selectFrom('claimed')
-      .select((eb) => ['id', 'envelope', 'traceContext', eb.cast<string>('claimedUntil', 'text').as('lease')])
-      .orderBy('createdAt')
+      .select((eb) => ['id', 'envelope', 'trace_context', eb.cast<string>('claimed_until', 'text').as('lease')])
+      .orderBy('created_at')
       .orderBy('id')
       .execute();
   }
@@ -156,19 +166,19 @@ export class OutboxRelay {
    */
   async #mark(published: string[], failed: string[], lease: string): Promise<void> {
     await this.#sql()
-      .updateTable('Outbox')
+      .updateTable('outbox')
       .set((eb) => ({
-        publishedAt: eb
+        published_at: eb
           .case()
           .when('id', '=', eb.fn.any(eb.val(published)))
           .then(sql<Date>`now()`)
           .end(),
-        claimedUntil: null,
+        claimed_until: null,
       }))
       .where((eb) =>
         eb.or([
           eb('id', '=', eb.fn.any(eb.val(published))),
-          eb.and([eb('id', '=', eb.fn.any(eb.val(failed))), eb('claimedUntil', '=', sql<Date>`${lease}::timestamptz`)]),
+          eb.and([eb('id', '=', eb.fn.any(eb.val(failed))), eb('claimed_until', '=', sql<Date>`${lease}::timestamptz`)]),
         ]),
       )
       .execute();
@@ -177,19 +187,19 @@ export class OutboxRelay {
   /** Rows committed but not yet published, and the age of the oldest in ms: the outbox lag. */
   async lag(): Promise<{ pending: number; oldestMs: number }> {
     const row = await this.#sql()
-      .selectFrom('Outbox')
-      .select((eb) => [eb.fn.countAll<string>().as('pending'), sql<string | null>`extract(epoch from now() - ${eb.fn.min('createdAt')}) * 1000`.as('oldestMs')])
-      .where('publishedAt', 'is', null)
+      .selectFrom('outbox')
+      .select((eb) => [eb.fn.countAll<string>().as('pending'), sql<string | null>`extract(epoch from now() - ${eb.fn.min('created_at')}) * 1000`.as('oldest_ms')])
+      .where('published_at', 'is', null)
       .executeTakeFirst();
-    return { pending: Number(row?.pending ?? 0), oldestMs: Number(row?.oldestMs ?? 0) };
+    return { pending: Number(row?.pending ?? 0), oldestMs: Number(row?.oldest_ms ?? 0) };
   }
 
   async #purge(): Promise<void> {
     if (Date.now() - this.#lastPurge < 3600_000) return;
     this.#lastPurge = Date.now();
     await this.#sql()
-      .deleteFrom('Outbox')
-      .where('publishedAt', '<', nowPlus(-this.#options.keepPublishedMs, 'millisecond'))
+      .deleteFrom('outbox')
+      .where('published_at', '<', nowPlus(-this.#options.keepPublishedMs, 'millisecond'))
       .execute();
   }
 }
