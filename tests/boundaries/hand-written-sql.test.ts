@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 // The README's rule for SQL: the ORM for rows of an entity, Kysely from `sqlOf(em)` for every other
 // statement, SQL text only in migrations. This finds SQL spelled by hand anywhere else in the
-// services and packages: a string handed to `execute`, a string condition handed to a MikroORM
-// query builder, or a whole statement in a Kysely `sql` template.
+// services and packages: a string handed to `execute`, a statement handed to a pg client's
+// `query`, a string condition handed to a MikroORM query builder, or a whole statement in a
+// Kysely `sql` template.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const WORKSPACE_FOLDERS = ['packages', 'services'];
@@ -29,6 +30,15 @@ const isText = (node: ts.Node | undefined): boolean =>
   node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node));
 
 const STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
+
+/** A statement on data or schema (a LISTEN on a connection of its own is neither). */
+const STATEMENT_OR_DDL = /^\s*(select|insert|update|delete|with|merge|create|drop|alter|truncate)\b/i;
+
+const literalText = (node: ts.Node): string | undefined => {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+  if (ts.isTemplateExpression(node)) return templateText(node);
+  return undefined;
+};
 
 const templateText = (template: ts.TemplateLiteral): string =>
   ts.isNoSubstitutionTemplateLiteral(template) ? template.text : [template.head.text, ...template.templateSpans.map((span) => span.literal.text)].join('?');
@@ -53,6 +63,9 @@ const handWrittenSqlIn = (file: string): string[] => {
       // `qb.andWhere('(occurred_at, id) > (?, ?)', …)`: column names spelled in a string.
       // (Kysely's `where('workspaceId', '=', id)` names a column: one word, no SQL around it.)
       if (['where', 'andWhere', 'orWhere', 'having'].includes(method) && first !== undefined && isText(first) && /[\s?()]/.test(first.getText(source))) report(node);
+      // `client.query('select …')`, `pool.query(`update …`)`: a statement handed straight to a pg client.
+      const text = first === undefined ? undefined : literalText(first);
+      if (method === 'query' && text !== undefined && STATEMENT_OR_DDL.test(text)) report(node);
     }
     if (ts.isTaggedTemplateExpression(node) && node.tag.getText(source) === 'sql' && STATEMENT.test(templateText(node.template))) report(node);
     ts.forEachChild(node, visit);

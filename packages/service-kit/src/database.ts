@@ -2,6 +2,7 @@ import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { withKitEntities } from './kit-entities.ts';
+import { DATABASE_SETUP_SQL } from './migration-sql.ts';
 import { isConnectionError } from './problem.ts';
 import { sqlOf } from './typed-sql.ts';
 
@@ -110,10 +111,10 @@ export const ensureDatabaseExists = async (url: string): Promise<void> => {
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
   await withClient(maintenance.toString(), async (client) => {
-    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    const { rowCount } = await client.query(DATABASE_SETUP_SQL.databaseExists, [name]);
     if (rowCount) return;
     try {
-      await client.query(`create database "${name.replaceAll('"', '""')}"`);
+      await client.query(DATABASE_SETUP_SQL.createDatabase(name));
     } catch (error) {
       // Another process created it between our check and our create: PostgreSQL says so with
       // 42P04, or, when both creates ran at once, with the catalog's unique index (23505).
@@ -128,12 +129,12 @@ export const ensureDatabaseExists = async (url: string): Promise<void> => {
  */
 export const migrateDatabase = async (orm: Orm, schema: string, url: string): Promise<void> => {
   await withClient(url, async (client) => {
-    await client.query('select pg_advisory_lock(hashtext($1))', [`migrate:${schema}`]);
+    await client.query(DATABASE_SETUP_SQL.lockMigrations, [`migrate:${schema}`]);
     try {
-      await client.query(`create schema if not exists "${schema}"`);
+      await client.query(DATABASE_SETUP_SQL.createSchema(schema));
       await orm.migrator.up();
     } finally {
-      await client.query('select pg_advisory_unlock(hashtext($1))', [`migrate:${schema}`]);
+      await client.query(DATABASE_SETUP_SQL.unlockMigrations, [`migrate:${schema}`]);
     }
   });
 };

@@ -1,3 +1,16 @@
+/**
+ * What prepares a database before any of a service's migrations run: whether it exists, its
+ * creation, the schema, and the advisory lock that makes replicas migrate one after another.
+ * PostgreSQL's catalog and maintenance commands, which no entity describes.
+ */
+export const DATABASE_SETUP_SQL = {
+  databaseExists: 'select 1 from pg_database where datname = $1',
+  createDatabase: (name: string): string => `create database "${name.replaceAll('"', '""')}"`,
+  createSchema: (schema: string): string => `create schema if not exists "${schema}"`,
+  lockMigrations: 'select pg_advisory_lock(hashtext($1))',
+  unlockMigrations: 'select pg_advisory_unlock(hashtext($1))',
+} as const;
+
 /** Runs SQL in a migration and returns its rows (`this.execute` of a MikroORM migration). */
 export type MigrationExecute = (sql: string) => Promise<Record<string, unknown>[]>;
 

@@ -48,6 +48,12 @@ export const sqlOf = <DB>(em: EntityManager, schema: string | undefined = em.con
   return schema ? kysely.withSchema(schema) : kysely;
 };
 
+/** The columns of some of an entity's properties, in their order. */
+export const columnsOf = <Entity extends AnyEntity>(em: EntityManager, entity: Entity, properties: readonly (keyof InferEntity<Entity> & string)[]): (keyof EntityColumns<Entity> & string)[] => {
+  const meta = entityMeta(em, entity);
+  return properties.map((property) => meta.properties[property as keyof typeof meta.properties]!.fieldNames[0]! as keyof EntityColumns<Entity> & string);
+};
+
 /**
  * An entity's row (or part of one) as its table's columns, each value as the ORM writes it
  * (JSON as text, bigint as text, custom types converted): what `values` and `set` take.

@@ -18,8 +18,8 @@ export const BILLING_SCHEMA = 'billing';
 export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity];
 
 /**
- * Billing's tables for `sqlOf`: entity and property names, converted to the schema's by the ORM's
- * metadata. With the kit's: billing writes its outbox rows in the statements of the changes they report.
+ * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
+ * billing writes its outbox rows in the statements of the changes they report.
  */
 export type BillingDatabase = EntityDatabase<(typeof ENTITIES)[number]> & KitDatabase;
 

@@ -1,4 +1,4 @@
-import { sqlOf } from '@invoicing/service-kit/typed-sql';
+import { entityColumns, entityRow, sqlOf } from '@invoicing/service-kit/typed-sql';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { BillingDatabase } from '../../database.ts';
 import { defaultAccount } from './account.domain.ts';
@@ -12,13 +12,17 @@ export const accountRepository = (em: EntityManager) => ({
   settingsOf: async (workspaceId: string, now: Date): Promise<AccountRow> => {
     // On the transaction of `em`, if any (sqlOf follows it): a keyed write reads the settings inside
     // its transaction, and a read on another connection would deadlock a burst as large as the pool.
-    const row = await sqlOf<BillingDatabase>(em).selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).executeTakeFirst();
-    return row ?? defaultAccount(workspaceId, now);
+    const row = await sqlOf<BillingDatabase>(em).selectFrom('accounts').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return entityRow(em, AccountEntity, row) ?? defaultAccount(workspaceId, now);
   },
 
   /** The row locked for update, created with the defaults first if the workspace has none. */
   lockOrCreate: async (tx: EntityManager, workspaceId: string, now: Date): Promise<AccountRow> => {
-    await tx.createQueryBuilder(AccountEntity).insert(defaultAccount(workspaceId, now)).onConflict('workspaceId').ignore().execute();
+    await sqlOf<BillingDatabase>(tx)
+      .insertInto('accounts')
+      .values(entityColumns(tx, AccountEntity, defaultAccount(workspaceId, now)))
+      .onConflict((oc) => oc.column('workspace_id').doNothing())
+      .execute();
     return tx.findOneOrFail(AccountEntity, { workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   },
 });

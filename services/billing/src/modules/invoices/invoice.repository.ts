@@ -1,13 +1,12 @@
 import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
-import { captureTraceContext, containsPattern, newestFirstPage, type KeysetPosition, type TraceCarrier } from '@invoicing/service-kit';
-import { sqlOf } from '@invoicing/service-kit/typed-sql';
-import type { EntityDictionary } from '@mikro-orm/core';
+import { captureTraceContext, containsPattern, newestFirstPage, outboxColumns, type KeysetPosition, type OutboxEntry } from '@invoicing/service-kit';
+import { columnsOf, entityColumns, entityRow, entityRows, sqlOf } from '@invoicing/service-kit/typed-sql';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
 import type { Series } from '../numbering/numbering.repository.ts';
-import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import { TimelineEntryEntity, type TimelineEntryRow } from '../timeline/timeline.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 
 /**
@@ -46,20 +45,12 @@ const statusCondition = (status: InvoiceStatus, today: string) => {
   return { status };
 };
 
-const propertiesOf = <Row extends object>(row: Row) => Object.keys(row) as (keyof Row & string)[];
-
-/** An event to add to the outbox, with the trace context of the request it reports (null with tracing off). */
-export interface OutboxEntry {
-  envelope: EventEnvelope;
-  traceContext: TraceCarrier | null;
-}
-
-const outboxRow = ({ envelope, traceContext }: OutboxEntry) => ({ id: envelope.id, subject: envelope.type, envelope, traceContext });
-
 // The request's trace context goes with the row, so the relay publishes it in that trace.
 const fromThisRequest = (envelope: EventEnvelope): OutboxEntry => ({ envelope, traceContext: captureTraceContext() ?? null });
 
 /*
+ * (A CTE is never named as a table: Kysely leaves a name that a CTE has unqualified by the schema.)
+ *
  * The hot paths read what a use case needs in one statement and write a change (the invoice, its
  * lines, its timeline entry and its events) in one statement of data-modifying CTEs, which
  * PostgreSQL applies atomically: each round trip costs more than the work it carries. Lines and
@@ -67,27 +58,22 @@ const fromThisRequest = (envelope: EventEnvelope): OutboxEntry => ({ envelope, t
  * CTEs does not matter.
  */
 
-/**
- * The invoice, its lines and its workspace's settings: the lines and the settings come as JSON rows
- * keyed by column, which `em.map` turns into rows as the ORM reads them.
- */
+/** The invoice, its lines (a JSON array) and its workspace's settings (a JSON row, or null). */
 const loadQuery = (em: EntityManager) =>
   sqlOf<BillingDatabase>(em)
-    .selectFrom('Invoice as i')
+    .selectFrom('invoices as i')
     .selectAll('i')
     .select((eb) => [
       eb
-        .selectFrom('InvoiceLine as l')
-        .select((line) => line.fn.coalesce(line.fn.jsonAgg('l').orderBy('l.position'), sql`'[]'::json`).as('lines'))
-        .whereRef('l.invoiceId', '=', 'i.id')
-        .$castTo<{ lines: EntityDictionary<InvoiceLineRow>[] }>()
-        .as('linesJson'),
+        .selectFrom('invoice_lines as l')
+        .select((line) => line.fn.coalesce(line.fn.jsonAgg('l').orderBy('l.position'), sql<[]>`'[]'::json`).as('lines'))
+        .whereRef('l.invoice_id', '=', 'i.id')
+        .as('lines'),
       eb
-        .selectFrom('Account as a')
+        .selectFrom('accounts as a')
         .select((account) => account.fn.toJson('a').as('account'))
-        .whereRef('a.workspaceId', '=', 'i.workspaceId')
-        .$castTo<{ account: EntityDictionary<AccountRow> }>()
-        .as('accountJson'),
+        .whereRef('a.workspace_id', '=', 'i.workspace_id')
+        .as('account'),
     ]);
 
 /** An invoice with its lines and its workspace's settings, read in one statement. */
@@ -139,34 +125,49 @@ export interface FinalizedBatch {
   chainHead: string;
 }
 
+export type { OutboxEntry };
+
+/**
+ * `insert into <table> (<row's columns>) select <row's values> from <cte>`: the row is written once
+ * for each row of the CTE, so with a change's CTE (one row or none) only when the change was made.
+ */
+const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoice_timeline' | 'outbox', cte: 'changed', row: Record<string, unknown>) => {
+  const columns = Object.keys(row);
+  return (db as unknown as QueryCreator<BillingDatabase>)
+    .insertInto(table)
+    .columns(columns as never)
+    .expression((eb) => eb.selectFrom(cte as never).select(columns.map((column) => eb.val(row[column]).as(column)) as never) as never);
+};
+
 export const invoiceRepository = (em: EntityManager) => {
   type Loaded = Awaited<ReturnType<ReturnType<typeof loadQuery>['executeTakeFirst']>>;
   const loaded = (raw: Loaded): LoadedInvoice | null => {
     if (!raw) return null;
-    const { linesJson, accountJson, ...invoice } = raw;
+    const { lines, account, ...invoice } = raw;
     return {
-      invoice: invoice as InvoiceRow,
-      lines: (linesJson ?? []).map((line) => em.map(InvoiceLineEntity, line)),
-      account: accountJson ? em.map(AccountEntity, accountJson) : null,
+      invoice: entityRow(em, InvoiceEntity, invoice)!,
+      lines: entityRows(em, InvoiceLineEntity, lines ?? []),
+      account: entityRow(em, AccountEntity, account ?? undefined) ?? null,
     };
   };
+  const outboxRows = (entries: readonly OutboxEntry[]) => entries.map((entry) => outboxColumns(em, entry));
 
   return {
     /** The invoice with its lines and its workspace's settings, in one statement; null when the workspace has no such invoice. */
     findWithLinesAndSettings: async (workspaceId: string, id: string): Promise<LoadedInvoice | null> =>
-      loaded(await loadQuery(em).where('i.id', '=', id).where('i.workspaceId', '=', workspaceId).executeTakeFirst()),
+      loaded(await loadQuery(em).where('i.id', '=', id).where('i.workspace_id', '=', workspaceId).executeTakeFirst()),
 
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
-    findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.publicUrlToken', '=', token).executeTakeFirst()),
+    findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.public_url_token', '=', token).executeTakeFirst()),
 
     /** A new draft with its lines (at least one: the contract's `items` asks for one), its `created` entry and its event: one statement. */
     insertDraft: async (invoice: InvoiceRow, lines: readonly InvoiceLineRow[], entry: TimelineEntryRow, event: EventEnvelope): Promise<void> => {
       await sqlOf<BillingDatabase>(em)
-        .with('invoice', (db) => db.insertInto('Invoice').values(invoice))
-        .with('lines', (db) => db.insertInto('InvoiceLine').values([...lines]))
-        .with('timeline', (db) => db.insertInto('TimelineEntry').values(entry))
-        .insertInto('Outbox')
-        .values(outboxRow(fromThisRequest(event)))
+        .with('new_invoice', (db) => db.insertInto('invoices').values(entityColumns(em, InvoiceEntity, invoice)))
+        .with('new_lines', (db) => db.insertInto('invoice_lines').values(lines.map((line) => entityColumns(em, InvoiceLineEntity, line))))
+        .with('new_entries', (db) => db.insertInto('invoice_timeline').values(entityColumns(em, TimelineEntryEntity, entry)))
+        .insertInto('outbox')
+        .values(outboxRows([fromThisRequest(event)]))
         .execute();
     },
 
@@ -175,32 +176,15 @@ export const invoiceRepository = (em: EntityManager) => {
      * invoice still has `whileStatus`; false when it no longer had it, and nothing was written.
      */
     changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event }: InvoiceChange): Promise<boolean> => {
+      const changes = entityColumns(em, InvoiceEntity, Object.fromEntries(properties.map((property) => [property, invoice[property] ?? null])));
       const { changed } = await sqlOf<BillingDatabase>(em)
         .with('changed', (db) =>
-          db
-            .updateTable('Invoice')
-            .set(Object.fromEntries(properties.map((property) => [property, invoice[property] ?? null])))
-            .where('id', '=', invoice.id)
-            .where('workspaceId', '=', invoice.workspaceId)
-            .where('status', '=', whileStatus)
-            .returning('id'),
+          db.updateTable('invoices').set(changes).where('id', '=', invoice.id).where('workspace_id', '=', invoice.workspaceId).where('status', '=', whileStatus).returning('id'),
         )
         // Selected from `changed` (the invoice by its id, or no row), the entry and the event are
-        // written only with the change. PostgreSQL types each value by the column it goes to, and
-        // node-postgres sends an object (a JSON column's) as JSON text.
-        .with('timeline', (db) =>
-          db
-            .insertInto('TimelineEntry')
-            .columns(propertiesOf(entry))
-            .expression((eb) => eb.selectFrom('changed').select(propertiesOf(entry).map((property) => eb.val(entry[property]).as(property)))),
-        )
-        .with('outbox', (db) => {
-          const row = outboxRow(fromThisRequest(event));
-          return db
-            .insertInto('Outbox')
-            .columns(propertiesOf(row))
-            .expression((eb) => eb.selectFrom('changed').select(propertiesOf(row).map((property) => eb.val(row[property]).as(property))));
-        })
+        // written only with the change.
+        .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'changed', entityColumns(em, TimelineEntryEntity, entry)))
+        .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'changed', outboxColumns(em, fromThisRequest(event))))
         .selectFrom('changed')
         .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
         .executeTakeFirstOrThrow();
@@ -214,11 +198,11 @@ export const invoiceRepository = (em: EntityManager) => {
     lockDraftsAsRead: async (tx: EntityManager, workspaceId: string, drafts: readonly { id: string; readVersion: Date }[]): Promise<Set<string>> => {
       if (drafts.length === 0) return new Set();
       const rows = await sqlOf<BillingDatabase>(tx)
-        .selectFrom('Invoice as i')
+        .selectFrom('invoices as i')
         .select('i.id')
-        .where('i.workspaceId', '=', workspaceId)
+        .where('i.workspace_id', '=', workspaceId)
         .where('i.status', '=', 'draft')
-        .where((eb) => eb(eb.refTuple('i.id', 'i.updatedAt'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
+        .where((eb) => eb(eb.refTuple('i.id', 'i.updated_at'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
         // Lock order is drafts (by id) then the series' counter row, for every finalize of every
         // replica, so two never wait on each other in a cycle.
         .orderBy('i.id')
@@ -238,23 +222,23 @@ export const invoiceRepository = (em: EntityManager) => {
         // (lockDraftsAsRead), so it only ever updates, and only FINALIZED_PROPERTIES.
         .with('changed', (db) =>
           db
-            .insertInto('Invoice')
-            .values([...invoices])
+            .insertInto('invoices')
+            .values(invoices.map((invoice) => entityColumns(tx, InvoiceEntity, invoice)))
             .onConflict((oc) =>
               oc
                 .column('id')
-                .doUpdateSet((eb) => Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, eb.ref(`excluded.${property}`)])))
-                .whereRef('Invoice.workspaceId', '=', 'excluded.workspaceId'),
+                .doUpdateSet((eb) => Object.fromEntries(columnsOf(tx, InvoiceEntity, FINALIZED_PROPERTIES).map((column) => [column, eb.ref(`excluded.${column}` as never)])))
+                .whereRef('invoices.workspace_id', '=', 'excluded.workspace_id'),
             )
             .returning('id'),
         )
-        .with('timeline', (db) => db.insertInto('TimelineEntry').values([...timeline]))
-        .with('outbox', (db) => db.insertInto('Outbox').values(events.map(outboxRow)))
-        .with('series', (db) =>
+        .with('new_entries', (db) => db.insertInto('invoice_timeline').values(timeline.map((entry) => entityColumns(tx, TimelineEntryEntity, entry))))
+        .with('new_events', (db) => db.insertInto('outbox').values(events.map((entry) => outboxColumns(tx, entry))))
+        .with('chain_head', (db) =>
           db
-            .updateTable('NumberSeries')
-            .set({ lastChainSha256: chainHead })
-            .where('workspaceId', '=', series.workspaceId)
+            .updateTable('number_series')
+            .set({ last_chain_sha256: chainHead })
+            .where('workspace_id', '=', series.workspaceId)
             .where('format', '=', series.format)
             .where('period', '=', series.period),
         )

@@ -63,14 +63,14 @@ export class OverdueSweep {
     const { clock, batchSize, publicUrlBase } = this.#options;
     const now = clock.now();
     const claimed = await sqlOf<BillingDatabase>(tx)
-      .selectFrom('Invoice as i')
-      .leftJoin('Account as a', 'a.workspaceId', 'i.workspaceId')
+      .selectFrom('invoices as i')
+      .leftJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')
       .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone')])
       .where('i.status', '=', 'open')
-      .where('i.overdueEventAt', 'is', null)
+      .where('i.overdue_event_at', 'is', null)
       // Past due in the workspace's time zone: today there is `now` read on its wall clock.
-      .where('i.dueDate', '<', (eb) => eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.cast(eb.val(now), 'timestamptz')]), 'date'))
-      .orderBy('i.dueDate')
+      .where('i.due_date', '<', (eb) => eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.cast(eb.val(now), 'timestamptz')]), 'date'))
+      .orderBy('i.due_date')
       .orderBy('i.id')
       .limit(batchSize)
       .forUpdate('i')

@@ -43,33 +43,34 @@ export const numberingRepository = (em: EntityManager) => ({
    * numbers it took (setChainHead).
    */
   takeNumbers: async (tx: EntityManager, series: Series, count: number): Promise<TakenNumbers> => {
-    const { lastValue, lastChainSha256 } = await sqlOf<BillingDatabase>(tx)
-      .insertInto('NumberSeries')
-      .values({ workspaceId: series.workspaceId, format: series.format, period: series.period, lastValue: count, lastChainSha256: GENESIS_CHAIN })
+    const { last_value, last_chain_sha256 } = await sqlOf<BillingDatabase>(tx)
+      .insertInto('number_series')
+      .values({ workspace_id: series.workspaceId, format: series.format, period: series.period, last_value: count, last_chain_sha256: GENESIS_CHAIN })
       .onConflict((oc) =>
-        oc.columns(['workspaceId', 'format', 'period']).doUpdateSet((eb) => ({ lastValue: eb('NumberSeries.lastValue', '+', eb.ref('excluded.lastValue')) })),
+        oc.columns(['workspace_id', 'format', 'period']).doUpdateSet((eb) => ({ last_value: eb('number_series.last_value', '+', eb.ref('excluded.last_value')) })),
       )
-      .returning(['NumberSeries.lastValue', 'NumberSeries.lastChainSha256'])
+      .returning(['number_series.last_value', 'number_series.last_chain_sha256'])
       .executeTakeFirstOrThrow();
-    return { first: lastValue - count + 1, previousChain: lastChainSha256 };
+    // bigint, which node-postgres reads as text.
+    return { first: Number(last_value) - count + 1, previousChain: last_chain_sha256 };
   },
 
   /** Every counter of the workspace beside a recount of the invoices holding its numbers. */
   seriesWithCounts: async (workspaceId: string): Promise<SeriesCount[]> => {
     const rows = await sqlOf<BillingDatabase>(em)
-      .selectFrom('NumberSeries as s')
-      .leftJoin('Invoice as i', (join) => join.onRef('i.workspaceId', '=', 's.workspaceId').onRef('i.numberFormat', '=', 's.format').onRef('i.numberPeriod', '=', 's.period'))
+      .selectFrom('number_series as s')
+      .leftJoin('invoices as i', (join) => join.onRef('i.workspace_id', '=', 's.workspace_id').onRef('i.number_format', '=', 's.format').onRef('i.number_period', '=', 's.period'))
       .select((eb) => [
         's.format',
         's.period',
-        's.lastValue',
-        's.lastChainSha256',
+        's.last_value',
+        's.last_chain_sha256',
         eb.fn.count('i.id').as('issued'),
-        eb.fn.min('i.numberSequence').as('firstSequence'),
-        eb.fn.max('i.numberSequence').as('lastSequence'),
+        eb.fn.min('i.number_sequence').as('first_sequence'),
+        eb.fn.max('i.number_sequence').as('last_sequence'),
       ])
-      .where('s.workspaceId', '=', workspaceId)
-      .groupBy(['s.format', 's.period', 's.lastValue', 's.lastChainSha256'])
+      .where('s.workspace_id', '=', workspaceId)
+      .groupBy(['s.format', 's.period', 's.last_value', 's.last_chain_sha256'])
       .orderBy('s.period', 'desc')
       .orderBy('s.format')
       .execute();
@@ -77,11 +78,11 @@ export const numberingRepository = (em: EntityManager) => ({
     return rows.map((row) => ({
       format: row.format,
       period: row.period,
-      lastValue: row.lastValue,
-      lastChain: row.lastChainSha256,
+      lastValue: Number(row.last_value),
+      lastChain: row.last_chain_sha256,
       issued: Number(row.issued),
-      firstSequence: row.firstSequence === null ? null : Number(row.firstSequence),
-      lastSequence: row.lastSequence === null ? null : Number(row.lastSequence),
+      firstSequence: row.first_sequence === null ? null : Number(row.first_sequence),
+      lastSequence: row.last_sequence === null ? null : Number(row.last_sequence),
     }));
   },
 
@@ -90,27 +91,27 @@ export const numberingRepository = (em: EntityManager) => ({
     const rows = await sqlOf<BillingDatabase>(em)
       .selectFrom((db) =>
         db
-          .selectFrom('Invoice')
+          .selectFrom('invoices')
           .select((eb) => [
-            'numberFormat',
-            'numberPeriod',
-            'numberSequence',
+            'number_format',
+            'number_period',
+            'number_sequence',
             eb.fn
-              .agg<number>('lag', ['numberSequence', eb.lit(1), sql<number>`0::bigint`])
-              .over((over) => over.partitionBy(['numberFormat', 'numberPeriod']).orderBy('numberSequence'))
+              .agg<number>('lag', ['number_sequence', eb.lit(1), sql<number>`0::bigint`])
+              .over((over) => over.partitionBy(['number_format', 'number_period']).orderBy('number_sequence'))
               .as('previous'),
           ])
-          .where('workspaceId', '=', workspaceId)
-          .where('numberSequence', 'is not', null)
+          .where('workspace_id', '=', workspaceId)
+          .where('number_sequence', 'is not', null)
           .as('held'),
       )
       .select((eb) => [
-        eb.ref('held.numberFormat').as('format'),
-        eb.ref('held.numberPeriod').as('period'),
+        eb.ref('held.number_format').as('format'),
+        eb.ref('held.number_period').as('period'),
         eb('held.previous', '+', eb.lit(1)).as('first'),
-        eb('held.numberSequence', '-', eb.lit(1)).as('last'),
+        eb('held.number_sequence', '-', eb.lit(1)).as('last'),
       ])
-      .where((eb) => eb('held.numberSequence', '>', eb('held.previous', '+', eb.lit(1))))
+      .where((eb) => eb('held.number_sequence', '>', eb('held.previous', '+', eb.lit(1))))
       .orderBy('format')
       .orderBy('period')
       .orderBy('first')

@@ -1,7 +1,5 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
-import { sqlOf } from '@invoicing/service-kit/typed-sql';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BillingDatabase } from '../../database.ts';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { TimelineEntryEntity, type TimelineEntryRow } from './timeline.entity.ts';
 
 export const timelineRepository = (em: EntityManager) => ({
@@ -13,9 +11,11 @@ export const timelineRepository = (em: EntityManager) => ({
    * `limit + 1` entries of one invoice, oldest first, after `position`: a row comparison, which
    * PostgreSQL turns into a bound on the index invoice_timeline_oldest_first.
    */
-  pageOldestFirst: (invoiceId: string, position: KeysetPosition | undefined, limit: number): Promise<TimelineEntryRow[]> => {
-    let query = sqlOf<BillingDatabase>(em).selectFrom('TimelineEntry').selectAll().where('invoiceId', '=', invoiceId);
-    if (position) query = query.where((eb) => eb(eb.refTuple('occurredAt', 'id'), '>', eb.tuple(position.created, position.id)));
-    return query.orderBy('occurredAt').orderBy('id').limit(limit + 1).execute();
-  },
+  pageOldestFirst: (invoiceId: string, position: KeysetPosition | undefined, limit: number): Promise<TimelineEntryRow[]> =>
+    em.find(
+      TimelineEntryEntity,
+      // A tuple of properties: the ORM writes their columns as a row comparison.
+      position ? ({ invoiceId, [raw(['occurredAt', 'id'])]: { $gt: [position.created, position.id] } } as never) : { invoiceId },
+      { orderBy: { occurredAt: 'asc', id: 'asc' }, limit: limit + 1 },
+    ),
 });

@@ -1,0 +1,145 @@
+// Billing's repositories, each method called once with fixed arguments, for the committed SQL
+// beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
+import { migrateDatabase } from '@invoicing/service-kit';
+import { systemClock } from '@invoicing/service-kit/clock';
+import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
+import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
+import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
+import { accountRepository } from '../src/modules/account/account.repository.ts';
+import type { InvoiceLineRow, InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
+import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
+import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
+import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
+import type { TimelineEntryRow } from '../src/modules/timeline/timeline.entity.ts';
+import { timelineRepository } from '../src/modules/timeline/timeline.repository.ts';
+
+const WORKSPACE = '00000000-0000-4000-8000-000000000001';
+const INVOICE = '00000000-0000-4000-8000-000000000002';
+const CUSTOMER = '00000000-0000-4000-8000-000000000003';
+const NOW = new Date('2026-11-26T10:00:00.000Z');
+const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2026' };
+
+const invoice: InvoiceRow = {
+  id: INVOICE,
+  workspaceId: WORKSPACE,
+  status: 'draft',
+  customerId: CUSTOMER,
+  customerName: 'Müller GmbH',
+  currency: 'EUR',
+  collectionMethod: 'send_invoice',
+  issueDate: '2026-11-26',
+  dueDate: '2026-12-26',
+  daysUntilDue: 30,
+  notes: null,
+  footer: null,
+  buyerReference: null,
+  purchaseOrder: null,
+  deliveryDate: null,
+  subtotal: 10_000,
+  discountTotal: 0,
+  taxableAmount: 10_000,
+  taxTotal: 1_900,
+  total: 11_900,
+  amountDue: 11_900,
+  amountPaid: 0,
+  number: null,
+  numberFormat: null,
+  numberPeriod: null,
+  numberSequence: null,
+  businessSnapshot: null,
+  customerSnapshot: null,
+  publicUrlToken: null,
+  snapshotSha256: null,
+  chainSha256: null,
+  snapshotVersion: null,
+  finalizedAt: null,
+  paidAt: null,
+  paymentReference: null,
+  voidedAt: null,
+  voidReason: null,
+  overdueEventAt: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+};
+
+const line: InvoiceLineRow = {
+  id: '00000000-0000-4000-8000-000000000004',
+  invoiceId: INVOICE,
+  workspaceId: WORKSPACE,
+  position: 0,
+  priceId: null,
+  productId: null,
+  description: 'Consulting',
+  quantity: 1,
+  unitAmount: 10_000,
+  discountAmountOff: null,
+  discountPercentOff: null,
+  discountAmount: 0,
+  taxRate: 19,
+  amount: 10_000,
+  tax: 1_900,
+  unitCode: 'C62',
+  taxCategory: 'S',
+  taxExemptionReason: null,
+};
+
+const entry: TimelineEntryRow = {
+  id: '00000000-0000-4000-8000-000000000005',
+  invoiceId: INVOICE,
+  workspaceId: WORKSPACE,
+  type: 'created',
+  occurredAt: NOW,
+  keyId: null,
+  requestId: 'req-1',
+  details: {},
+};
+
+const event = makeEnvelope({ id: '00000000-0000-4000-8000-000000000006', workspace_id: WORKSPACE });
+const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-0001', numberFormat: SERIES.format, numberPeriod: SERIES.period, numberSequence: 1 };
+
+export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
+  folder: 'services/billing',
+  open: openBillingDatabase,
+  migrate: (orm, url) => migrateDatabase(orm, BILLING_SCHEMA, url),
+  repositories: [
+    repositoryExamples('src/modules/invoices/invoice.repository.sql', 'invoiceRepository (invoice.repository.ts)', invoiceRepository, {
+      findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),
+      findByPublicToken: (invoices) => invoices.findByPublicToken('token'),
+      insertDraft: (invoices) => invoices.insertDraft(invoice, [line], entry, event),
+      changeWhileStatus: (invoices) =>
+        invoices.changeWhileStatus({ invoice: { ...finalized, status: 'paid', paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'], whileStatus: 'open', entry, event }),
+      lockDraftsAsRead: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAsRead(tx, WORKSPACE, [{ id: INVOICE, readVersion: NOW }])),
+      writeFinalized: (invoices, em) =>
+        em.transactional((tx) =>
+          invoices.writeFinalized(tx, { invoices: [finalized], timeline: [entry], events: [{ envelope: event, traceContext: null }], series: SERIES, chainHead: 'f'.repeat(64) }),
+        ),
+      findInWorkspace: (invoices) => invoices.findInWorkspace(WORKSPACE, INVOICE),
+      findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
+      linesOf: (invoices, em) => invoices.linesOf(em, INVOICE),
+      linesOfEach: (invoices) => invoices.linesOfEach([INVOICE]),
+      pageNewestFirst: (invoices) => invoices.pageNewestFirst(WORKSPACE, { status: 'open', today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10),
+      pageNewestFirstSql: () => undefined,
+      replaceLines: (invoices, em) => em.transactional((tx) => invoices.replaceLines(tx, INVOICE, [line])),
+      dropCatalogLines: (invoices, em) => em.transactional((tx) => invoices.dropCatalogLines(tx, INVOICE)),
+      remove: (invoices, em) => em.transactional((tx) => invoices.remove(tx, invoice)),
+    }),
+    repositoryExamples('src/modules/account/account.repository.sql', 'accountRepository (account.repository.ts)', accountRepository, {
+      settingsOf: (accounts) => accounts.settingsOf(WORKSPACE, NOW),
+      lockOrCreate: (accounts, em) => em.transactional((tx) => accounts.lockOrCreate(tx, WORKSPACE, NOW)),
+    }),
+    repositoryExamples('src/modules/timeline/timeline.repository.sql', 'timelineRepository (timeline.repository.ts)', timelineRepository, {
+      add: (timeline, em) => em.transactional(async (tx) => timeline.add(tx, entry)),
+      pageOldestFirst: (timeline) => timeline.pageOldestFirst(INVOICE, { created: NOW, id: entry.id }, 10),
+    }),
+    repositoryExamples('src/modules/numbering/numbering.repository.sql', 'numberingRepository (numbering.repository.ts)', numberingRepository, {
+      takeNumbers: (numbering, em) => em.transactional((tx) => numbering.takeNumbers(tx, SERIES, 2)),
+      seriesWithCounts: (numbering) => numbering.seriesWithCounts(WORKSPACE),
+      internalGaps: (numbering) => numbering.internalGaps(WORKSPACE),
+      seriesPage: (numbering) => numbering.seriesPage(WORKSPACE, SERIES.format, SERIES.period, 0, 100),
+    }),
+    moduleExamples('src/modules/invoices/overdue-sweep.sql', 'OverdueSweep (overdue-sweep.ts)', {
+      sweepOnce: (_, orm) =>
+        new OverdueSweep({ orm, clock: systemClock, publicUrlBase: 'http://localhost:8080', intervalMs: 60_000, announce: () => {}, onError: () => {} }).sweepOnce(),
+    }),
+  ],
+};
