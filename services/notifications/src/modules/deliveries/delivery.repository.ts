@@ -43,6 +43,8 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+// Values the code fixes (`'pending'`, `null`, `1`) are literals, as the SQL would spell them and as
+// the partial indexes (`where state = 'pending'`) do; only a method's arguments are parameters.
 const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
 
 export const deliveryRepository = (em: EntityManager) => ({
@@ -51,7 +53,7 @@ export const deliveryRepository = (em: EntityManager) => ({
     const row = await sqlIn(em)
       .selectFrom('deliveries')
       .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('pending'))
-      .where('state', '=', 'pending')
+      .where('state', '=', sql.lit('pending'))
       .executeTakeFirstOrThrow();
     return row.pending;
   },
@@ -71,7 +73,7 @@ export const deliveryRepository = (em: EntityManager) => ({
         db
           .selectFrom('deliveries')
           .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('sending')])
-          .where('state', '=', 'pending')
+          .where('state', '=', sql.lit('pending'))
           .where('lease', 'is not', null)
           .where('next_attempt_at', '>', sql<Date>`now()`)
           .groupBy('endpoint_id'),
@@ -81,7 +83,7 @@ export const deliveryRepository = (em: EntityManager) => ({
         db
           .selectFrom('deliveries')
           .select((eb) => ['id', 'endpoint_id', eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('endpoint_id').orderBy('next_attempt_at').orderBy('id')).as('place')])
-          .where('state', '=', 'pending')
+          .where('state', '=', sql.lit('pending'))
           .where('next_attempt_at', '<=', sql<Date>`now()`),
       )
       // Those that fit in their endpoint's free slots, the earliest due first, locked.
@@ -96,7 +98,7 @@ export const deliveryRepository = (em: EntityManager) => ({
               .select('ranked.id')
               .where((eb) => eb(eb('ranked.place', '+', eb.fn.coalesce('in_flight.sending', sql.lit(0))), '<=', perEndpoint)),
           )
-          .where('state', '=', 'pending')
+          .where('state', '=', sql.lit('pending'))
           .where('next_attempt_at', '<=', sql<Date>`now()`)
           .orderBy('next_attempt_at')
           .limit(limit)
@@ -163,15 +165,15 @@ export const deliveryRepository = (em: EntityManager) => ({
         db
           .updateTable('deliveries')
           .set((eb) => ({
-            attempts: eb('attempts', '+', 1),
+            attempts: eb('attempts', '+', sql.lit(1)),
             state,
-            lease: null,
-            next_attempt_at: retryInS === null ? null : nowPlus(retryInS, 'second'),
-            finished_at: state === 'pending' ? null : sql<Date>`now()`,
+            lease: sql.lit(null),
+            next_attempt_at: retryInS === null ? sql.lit(null) : nowPlus(retryInS, 'second'),
+            finished_at: state === 'pending' ? sql.lit(null) : sql<Date>`now()`,
           }))
           .where('id', '=', claimed.id)
           .where('lease', '=', claimed.lease)
-          .where('state', '=', 'pending')
+          .where('state', '=', sql.lit('pending'))
           .returning('next_attempt_at'),
       )
       .insertInto('delivery_attempts')
@@ -200,10 +202,10 @@ export const deliveryRepository = (em: EntityManager) => ({
   cancelClaimed: async (claimed: ClaimedDelivery): Promise<void> => {
     await sqlIn(em)
       .updateTable('deliveries')
-      .set({ state: 'cancelled', lease: null, next_attempt_at: null, finished_at: sql<Date>`now()` })
+      .set({ state: sql.lit('cancelled'), lease: sql.lit(null), next_attempt_at: sql.lit(null), finished_at: sql<Date>`now()` })
       .where('id', '=', claimed.id)
       .where('lease', '=', claimed.lease)
-      .where('state', '=', 'pending')
+      .where('state', '=', sql.lit('pending'))
       .execute();
   },
 
@@ -211,9 +213,9 @@ export const deliveryRepository = (em: EntityManager) => ({
   cancelPendingOf: async (tx: EntityManager, endpointId: string): Promise<void> => {
     await sqlIn(tx)
       .updateTable('deliveries')
-      .set({ state: 'cancelled', lease: null, next_attempt_at: null, finished_at: sql<Date>`now()` })
+      .set({ state: sql.lit('cancelled'), lease: sql.lit(null), next_attempt_at: sql.lit(null), finished_at: sql<Date>`now()` })
       .where('endpoint_id', '=', endpointId)
-      .where('state', '=', 'pending')
+      .where('state', '=', sql.lit('pending'))
       .execute();
   },
 

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
 import { EndpointEntity, type EndpointRow } from './endpoint.entity.ts';
 
+// Values the code fixes (`'enabled'`, `null`) are literals, as the SQL would spell them; only a
+// method's arguments are parameters.
 const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
 
 /** The endpoints that receive `type`: those subscribed to it or to every type (`*`). */
@@ -28,7 +30,7 @@ export const endpointRepository = (em: EntityManager) => ({
       .selectFrom('webhook_endpoints')
       .select('id')
       .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'enabled')
+      .where('status', '=', sql.lit('enabled'))
       .where('enabled_events', '&&', receivingEvents(type))
       .orderBy('created')
       .orderBy('id')
@@ -45,7 +47,7 @@ export const endpointRepository = (em: EntityManager) => ({
 
   /** The worker's view of an endpoint's failures: a success clears the run of failures. */
   markSucceeding: async (tx: EntityManager, id: string): Promise<void> => {
-    await sqlIn(tx).updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+    await sqlIn(tx).updateTable('webhook_endpoints').set({ failing_since: sql.lit(null) }).where('id', '=', id).where('failing_since', 'is not', null).execute();
   },
 
   /** Starts a run of failures at `at` unless one is running; returns since when it fails and whether it is enabled. */
@@ -64,9 +66,9 @@ export const endpointRepository = (em: EntityManager) => ({
   disable: async (tx: EntityManager, id: string, reason: WebhookDisabledReason, at: Date): Promise<boolean> => {
     const rows = await sqlIn(tx)
       .updateTable('webhook_endpoints')
-      .set({ status: 'disabled', disabled_reason: reason, disabled_at: at, updated: at })
+      .set({ status: sql.lit('disabled'), disabled_reason: reason, disabled_at: at, updated: at })
       .where('id', '=', id)
-      .where('status', '=', 'enabled')
+      .where('status', '=', sql.lit('enabled'))
       .returning('id')
       .execute();
     return rows.length > 0;

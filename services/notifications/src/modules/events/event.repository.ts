@@ -46,7 +46,7 @@ export const eventRepository = (em: EntityManager) => ({
               .selectFrom(['stored', 'webhook_endpoints as w'])
               .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), nowPlus(firstAttemptInS, 'second').as('next_attempt_at')])
               .where('w.workspace_id', '=', event.workspaceId)
-              .where('w.status', '=', 'enabled')
+              .where('w.status', '=', sql.lit('enabled'))
               .where('w.enabled_events', '&&', receivingEvents(event.type))
               // An endpoint deleted while this runs is waited for and then left out, instead of
               // failing the foreign key on a row this statement's snapshot still showed.
