@@ -1,4 +1,4 @@
-import { openDatabase, type EntityDatabase, type Orm } from '@invoicing/service-kit';
+import { openDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123000000CreateCatalog } from './migrations/Migration20261123000000CreateCatalog.ts';
 import { Migration20261203000000BlankTextToNull } from './migrations/Migration20261203000000BlankTextToNull.ts';
 import { Migration20261205000000IdempotencyRecords } from './migrations/Migration20261205000000IdempotencyRecords.ts';
@@ -11,9 +11,6 @@ import { ProductEntity } from './modules/products/product.entity.ts';
 export const CATALOG_SCHEMA = 'catalog';
 
 export const ENTITIES = [CustomerEntity, ProductEntity, PriceEntity];
-
-/** The catalog's tables for `sqlOf<CatalogDatabase>(em)`, named as its entities and their properties. */
-export type CatalogDatabase = EntityDatabase<(typeof ENTITIES)[number]>;
 
 /** Applied in this order; never generated from the entities. */
 export const MIGRATIONS = [

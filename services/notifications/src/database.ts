@@ -12,7 +12,7 @@ export const NOTIFICATIONS_SCHEMA = 'notifications';
 
 export const ENTITIES = [EndpointEntity, EventEntity, DeliveryEntity, DeliveryAttemptEntity];
 
-/** The schema as Kysely sees it (entity and property names), for SQL written by hand: `sqlOf<NotificationsDatabase>(em)`. */
+/** The schema's tables and columns as Kysely sees them (`deliveries`, `next_attempt_at`), for `sqlOf<NotificationsDatabase>(em)`. */
 export type NotificationsDatabase = EntityDatabase<(typeof ENTITIES)[number]>;
 
 /** Applied in this order; never generated from the entities. */

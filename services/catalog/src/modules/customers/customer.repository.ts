@@ -1,6 +1,5 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { containsPattern, newestFirstPage } from '@invoicing/service-kit';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 
@@ -9,10 +8,9 @@ export interface CustomerFilter {
   includeDeleted: boolean;
 }
 
-const findById = findByIdInWorkspace(CustomerEntity);
-
 export const customerRepository = (em: EntityManager) => ({
-  findInWorkspace: (workspaceId: string, id: string): Promise<CustomerRow | null> => findById(em, workspaceId, id),
+  /** The row with this id in the workspace; another workspace's row is as missing as an unknown id. */
+  findInWorkspace: (workspaceId: string, id: string): Promise<CustomerRow | null> => em.findOne(CustomerEntity, { id, workspaceId }),
 
   pageNewestFirstQuery: (workspaceId: string, filter: CustomerFilter, position: KeysetPosition | undefined, limit: number) => {
     const qb = em.createQueryBuilder(CustomerEntity).select('*').where({ workspaceId });

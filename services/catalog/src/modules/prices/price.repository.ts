@@ -1,7 +1,6 @@
 import type { PriceType } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { newestFirstPage } from '@invoicing/service-kit';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 
@@ -12,10 +11,9 @@ export interface PriceFilter {
   type?: PriceType | undefined;
 }
 
-const findById = findByIdInWorkspace(PriceEntity);
-
 export const priceRepository = (em: EntityManager) => ({
-  findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> => findById(em, workspaceId, id),
+  /** The row with this id in the workspace; another workspace's row is as missing as an unknown id. */
+  findInWorkspace: (workspaceId: string, id: string): Promise<PriceRow | null> => em.findOne(PriceEntity, { id, workspaceId }),
 
   pageNewestFirstQuery: (workspaceId: string, filter: PriceFilter, position: KeysetPosition | undefined, limit: number) => {
     const qb = em.createQueryBuilder(PriceEntity).select('*').where({ workspaceId });

@@ -1,6 +1,5 @@
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findByIdInWorkspace } from '../../shared/find-in-workspace.ts';
 import { containsPattern, newestFirstPage } from '@invoicing/service-kit';
 import { ProductEntity, type ProductRow } from './product.entity.ts';
 
@@ -9,10 +8,9 @@ export interface ProductFilter {
   active?: boolean | undefined;
 }
 
-const findById = findByIdInWorkspace(ProductEntity);
-
 export const productRepository = (em: EntityManager) => ({
-  findInWorkspace: (workspaceId: string, id: string): Promise<ProductRow | null> => findById(em, workspaceId, id),
+  /** The row with this id in the workspace; another workspace's row is as missing as an unknown id. */
+  findInWorkspace: (workspaceId: string, id: string): Promise<ProductRow | null> => em.findOne(ProductEntity, { id, workspaceId }),
 
   existsInWorkspace: async (workspaceId: string, id: string): Promise<boolean> =>
     (await em.count(ProductEntity, { id, workspaceId })) > 0,

@@ -1,7 +1,9 @@
-import { nowPlus, sqlOf } from '@invoicing/service-kit';
+import type { WebhookEventType } from '@invoicing/contracts';
+import { entityColumns, nowPlus, sqlOf } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
+import { DeliveryAttemptEntity } from './delivery-attempt.entity.ts';
 import type { DELIVERY_STATES } from './delivery.entity.ts';
 
 export type DeliveryTrigger = 'event' | 'replay' | 'redeliver';
@@ -41,14 +43,19 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+// Values the code fixes (`'pending'`, `null`, `1`) are literals, as the SQL would spell them and as
+// the partial indexes (`where state = 'pending'`) do; only a method's arguments are parameters.
 const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
-
 
 export const deliveryRepository = (em: EntityManager) => ({
   /** Deliveries still to be sent: queued, claimed or waiting for a retry. */
   countPending: async (): Promise<number> => {
-    const row = await sqlIn(em).selectFrom('Delivery').select((eb) => eb.fn.countAll<string>().as('pending')).where('state', '=', 'pending').executeTakeFirst();
-    return Number(row?.pending ?? 0);
+    const row = await sqlIn(em)
+      .selectFrom('deliveries')
+      .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('pending'))
+      .where('state', '=', sql.lit('pending'))
+      .executeTakeFirstOrThrow();
+    return row.pending;
   },
 
   /**
@@ -60,67 +67,65 @@ export const deliveryRepository = (em: EntityManager) => ({
     // An endpoint takes at most `perEndpoint` of the requests in flight (its leases not yet run
     // out, whichever replica holds them): one that hangs or resets holds those few slots for the
     // request deadline, and every other endpoint's deliveries still go out at once.
-    // `ranked` and `inFlight` are subqueries rather than CTEs: PostgreSQL inlines a CTE read once
-    // anyway, and the ORM's naming plugin maps a subquery's columns to the entity's.
     const rows = await sqlIn(em)
+      // Per endpoint, the deliveries sent now: claimed under a lease that has not run out.
+      .with('in_flight', (db) =>
+        db
+          .selectFrom('deliveries')
+          .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('sending')])
+          .where('state', '=', sql.lit('pending'))
+          .where('lease', 'is not', null)
+          .where('next_attempt_at', '>', sql<Date>`now()`)
+          .groupBy('endpoint_id'),
+      )
+      // The due deliveries, numbered per endpoint in the order they came due.
+      .with('ranked', (db) =>
+        db
+          .selectFrom('deliveries')
+          .select((eb) => ['id', 'endpoint_id', eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('endpoint_id').orderBy('next_attempt_at').orderBy('id')).as('place')])
+          .where('state', '=', sql.lit('pending'))
+          .where('next_attempt_at', '<=', sql<Date>`now()`),
+      )
+      // Those that fit in their endpoint's free slots, the earliest due first, locked.
       .with('due', (db) =>
         db
-          .selectFrom('Delivery')
+          .selectFrom('deliveries')
           .select('id')
           .where('id', 'in', (eb) =>
             eb
-              .selectFrom((eb) =>
-                eb
-                  .selectFrom('Delivery')
-                  .select(['id', 'endpointId', (eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('endpointId').orderBy('nextAttemptAt').orderBy('id')).as('place')])
-                  .where('state', '=', 'pending')
-                  .where('nextAttemptAt', '<=', sql<Date>`now()`)
-                  .as('ranked'),
-              )
-              .leftJoin(
-                (eb) =>
-                  eb
-                    .selectFrom('Delivery')
-                    .select(['endpointId', (eb) => eb.fn.countAll<number>().as('sending')])
-                    .where('state', '=', 'pending')
-                    .where('lease', 'is not', null)
-                    .where('nextAttemptAt', '>', sql<Date>`now()`)
-                    .groupBy('endpointId')
-                    .as('inFlight'),
-                (join) => join.onRef('inFlight.endpointId', '=', 'ranked.endpointId'),
-              )
+              .selectFrom('ranked')
+              .leftJoin('in_flight', 'in_flight.endpoint_id', 'ranked.endpoint_id')
               .select('ranked.id')
-              .where((eb) => eb(eb('ranked.place', '+', eb.fn.coalesce('inFlight.sending', sql.lit(0))), '<=', perEndpoint)),
+              .where((eb) => eb(eb('ranked.place', '+', eb.fn.coalesce('in_flight.sending', sql.lit(0))), '<=', perEndpoint)),
           )
-          .where('state', '=', 'pending')
-          .where('nextAttemptAt', '<=', sql<Date>`now()`)
-          .orderBy('nextAttemptAt')
+          .where('state', '=', sql.lit('pending'))
+          .where('next_attempt_at', '<=', sql<Date>`now()`)
+          .orderBy('next_attempt_at')
           .limit(limit)
           .forUpdate()
           .skipLocked(),
       )
-      // The updated table is not aliased: the naming plugin maps the columns of an UPDATE's own table only without an alias.
-      .updateTable('Delivery')
-      .set({ lease: sql<string>`gen_random_uuid()`, nextAttemptAt: nowPlus(leaseMs, 'millisecond') })
-      .from(['due', 'WebhookEndpoint as w', 'Event as e'])
-      .whereRef('Delivery.id', '=', 'due.id')
-      .whereRef('w.id', '=', 'Delivery.endpointId')
-      .whereRef('e.id', '=', 'Delivery.eventId')
+      .updateTable('deliveries as d')
+      .set({ lease: sql<string>`gen_random_uuid()`, next_attempt_at: nowPlus(leaseMs, 'millisecond') })
+      .from(['due', 'webhook_endpoints as w', 'events as e'])
+      .whereRef('d.id', '=', 'due.id')
+      .whereRef('w.id', '=', 'd.endpoint_id')
+      .whereRef('e.id', '=', 'd.event_id')
       .returning((eb) => [
-        'Delivery.id',
-        'Delivery.lease',
-        'Delivery.trigger',
-        'Delivery.attempts',
-        'w.id as endpointId',
+        'd.id',
+        'd.lease',
+        'd.trigger',
+        'd.attempts',
+        'd.endpoint_id',
         'w.status',
-        eb('w.failingSince', 'is not', null).$castTo<boolean>().as('failing'),
+        eb('w.failing_since', 'is not', null).$castTo<boolean>().as('failing'),
         'w.url',
         'w.secret',
-        'w.previousSecret',
-        'w.previousSecretExpiresAt',
-        'e.id as eventId',
-        'e.workspaceId',
-        'e.correlationId',
+        'w.previous_secret',
+        'w.previous_secret_expires_at',
+        'd.event_id',
+        'e.workspace_id',
+        'e.correlation_id',
         'e.type',
         'e.created',
         'e.data',
@@ -132,18 +137,19 @@ export const deliveryRepository = (em: EntityManager) => ({
       lease: row.lease!,
       trigger: row.trigger,
       attempts: row.attempts,
-      endpointId: row.endpointId,
+      endpointId: row.endpoint_id,
       endpointEnabled: row.status === 'enabled',
       endpointFailing: row.failing,
       url: row.url,
       secret: row.secret,
-      previousSecret: row.previousSecret,
-      previousSecretExpiresAt: row.previousSecretExpiresAt,
-      eventId: row.eventId,
-      workspaceId: row.workspaceId,
-      correlationId: row.correlationId,
+      previousSecret: row.previous_secret,
+      // Timestamps come back as PostgreSQL's text.
+      previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : new Date(row.previous_secret_expires_at),
+      eventId: row.event_id,
+      workspaceId: row.workspace_id,
+      correlationId: row.correlation_id,
       eventType: row.type,
-      eventCreated: row.created,
+      eventCreated: new Date(row.created),
       eventData: row.data,
     }));
   },
@@ -157,35 +163,37 @@ export const deliveryRepository = (em: EntityManager) => ({
     await sqlIn(tx)
       .with('moved', (db) =>
         db
-          .updateTable('Delivery')
+          .updateTable('deliveries')
           .set((eb) => ({
-            attempts: eb('attempts', '+', 1),
+            attempts: eb('attempts', '+', sql.lit(1)),
             state,
-            lease: null,
-            nextAttemptAt: retryInS === null ? null : nowPlus(retryInS, 'second'),
-            finishedAt: state === 'pending' ? null : sql<Date>`now()`,
+            lease: sql.lit(null),
+            next_attempt_at: retryInS === null ? sql.lit(null) : nowPlus(retryInS, 'second'),
+            finished_at: state === 'pending' ? sql.lit(null) : sql<Date>`now()`,
           }))
           .where('id', '=', claimed.id)
           .where('lease', '=', claimed.lease)
-          .where('state', '=', 'pending')
-          // Named as read below: the plugin does not map the columns of a CTE that is not a SELECT.
-          .returning('nextAttemptAt as nextAttemptAt'),
+          .where('state', '=', sql.lit('pending'))
+          .returning('next_attempt_at'),
       )
-      .insertInto('DeliveryAttempt')
+      .insertInto('delivery_attempts')
       .values((eb) => ({
-        deliveryId: claimed.id,
-        eventId: claimed.eventId,
-        endpointId: claimed.endpointId,
-        url: attempt.url,
-        trigger: claimed.trigger,
-        attempt: claimed.attempts + 1,
-        attemptedAt: attempt.attemptedAt,
-        succeeded: attempt.succeeded,
-        statusCode: attempt.statusCode,
-        latencyMs: attempt.latencyMs,
-        responseBody: attempt.responseBody,
-        error: attempt.error,
-        nextAttemptAt: eb.selectFrom('moved').select('nextAttemptAt'),
+        ...entityColumns(tx, DeliveryAttemptEntity, {
+          deliveryId: claimed.id,
+          eventId: claimed.eventId,
+          endpointId: claimed.endpointId,
+          url: attempt.url,
+          trigger: claimed.trigger,
+          attempt: claimed.attempts + 1,
+          attemptedAt: attempt.attemptedAt,
+          succeeded: attempt.succeeded,
+          statusCode: attempt.statusCode,
+          latencyMs: attempt.latencyMs,
+          responseBody: attempt.responseBody,
+          error: attempt.error,
+        }),
+        // The delivery's new due time; null when another replica took it over.
+        next_attempt_at: eb.selectFrom('moved').select('next_attempt_at'),
       }))
       .execute();
   },
@@ -193,21 +201,21 @@ export const deliveryRepository = (em: EntityManager) => ({
   /** Drops a claimed delivery unsent (its endpoint was disabled after it was queued). */
   cancelClaimed: async (claimed: ClaimedDelivery): Promise<void> => {
     await sqlIn(em)
-      .updateTable('Delivery')
-      .set({ state: 'cancelled', lease: null, nextAttemptAt: null, finishedAt: sql<Date>`now()` })
+      .updateTable('deliveries')
+      .set({ state: sql.lit('cancelled'), lease: sql.lit(null), next_attempt_at: sql.lit(null), finished_at: sql<Date>`now()` })
       .where('id', '=', claimed.id)
       .where('lease', '=', claimed.lease)
-      .where('state', '=', 'pending')
+      .where('state', '=', sql.lit('pending'))
       .execute();
   },
 
   /** Drops every pending delivery to an endpoint that stopped receiving. */
   cancelPendingOf: async (tx: EntityManager, endpointId: string): Promise<void> => {
     await sqlIn(tx)
-      .updateTable('Delivery')
-      .set({ state: 'cancelled', lease: null, nextAttemptAt: null, finishedAt: sql<Date>`now()` })
-      .where('endpointId', '=', endpointId)
-      .where('state', '=', 'pending')
+      .updateTable('deliveries')
+      .set({ state: sql.lit('cancelled'), lease: sql.lit(null), next_attempt_at: sql.lit(null), finished_at: sql<Date>`now()` })
+      .where('endpoint_id', '=', endpointId)
+      .where('state', '=', sql.lit('pending'))
       .execute();
   },
 
@@ -215,39 +223,39 @@ export const deliveryRepository = (em: EntityManager) => ({
   enqueueEvent: async (tx: EntityManager, eventId: string, endpointIds: readonly string[], trigger: DeliveryTrigger): Promise<void> => {
     if (endpointIds.length === 0) return;
     await sqlIn(tx)
-      .insertInto('Delivery')
-      .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+      .insertInto('deliveries')
+      .columns(['event_id', 'endpoint_id', 'trigger', 'next_attempt_at'])
       .expression((eb) =>
         eb
           // One row per endpoint id; the array goes as one parameter.
-          .selectFrom(sql<{ endpoint: string }>`unnest(${[...endpointIds]}::uuid[])`.as('endpoint'))
-          .select([eb.val(eventId).as('eventId'), sql.ref<string>('endpoint').as('endpointId'), eb.val(trigger).as('trigger'), sql<Date>`now()`.as('nextAttemptAt')]),
+          .selectFrom(sql<{ endpoint_id: string }>`unnest(${[...endpointIds]}::uuid[])`.as('endpoint_id'))
+          .select([eb.val(eventId).as('event_id'), 'endpoint_id', eb.val(trigger).as('trigger'), sql<Date>`now()`.as('next_attempt_at')]),
       )
       .execute();
   },
 
   /** Queues, for one endpoint, every event of its workspace created in [since, until] with one of `types`; returns how many. */
-  enqueueReplay: async (tx: EntityManager, endpointId: string, workspaceId: string, since: Date, until: Date, types: readonly string[]): Promise<number> => {
+  enqueueReplay: async (tx: EntityManager, endpointId: string, workspaceId: string, since: Date, until: Date, types: readonly WebhookEventType[]): Promise<number> => {
     const row = await sqlIn(tx)
       .with('queued', (db) =>
         db
-          .insertInto('Delivery')
-          .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+          .insertInto('deliveries')
+          .columns(['event_id', 'endpoint_id', 'trigger', 'next_attempt_at'])
           .expression((eb) =>
             eb
-              .selectFrom('Event')
-              .select(['id', eb.val(endpointId).as('endpointId'), sql.lit('replay').as('trigger'), sql<Date>`now()`.as('nextAttemptAt')])
-              .where('workspaceId', '=', workspaceId)
+              .selectFrom('events')
+              .select(['id', eb.val(endpointId).as('endpoint_id'), sql.lit('replay').as('trigger'), sql<Date>`now()`.as('next_attempt_at')])
+              .where('workspace_id', '=', workspaceId)
               .where('created', '>=', since)
               .where('created', '<=', until)
-              .where('type', '=', sql<never>`any(${[...types]}::text[])`),
+              .where((eb) => eb('type', '=', eb.fn.any(eb.val([...types])))),
           )
           .returning(sql.lit(1).as('queued')),
       )
       .selectFrom('queued')
       .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
-      .executeTakeFirst();
-    return row?.count ?? 0;
+      .executeTakeFirstOrThrow();
+    return row.count;
   },
 });
 

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
 import { EndpointEntity, type EndpointRow } from './endpoint.entity.ts';
 
+// Values the code fixes (`'enabled'`, `null`) are literals, as the SQL would spell them; only a
+// method's arguments are parameters.
 const sqlIn = (em: EntityManager) => sqlOf<NotificationsDatabase>(em);
 
 /** The endpoints that receive `type`: those subscribed to it or to every type (`*`). */
@@ -25,11 +27,11 @@ export const endpointRepository = (em: EntityManager) => ({
   /** Ids of the workspace's enabled endpoints that receive `type`. */
   enabledReceiving: async (tx: EntityManager, workspaceId: string, type: WebhookEventType): Promise<string[]> => {
     const rows = await sqlIn(tx)
-      .selectFrom('WebhookEndpoint')
+      .selectFrom('webhook_endpoints')
       .select('id')
-      .where('workspaceId', '=', workspaceId)
-      .where('status', '=', 'enabled')
-      .where('enabledEvents', '&&', receivingEvents(type))
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', sql.lit('enabled'))
+      .where('enabled_events', '&&', receivingEvents(type))
       .orderBy('created')
       .orderBy('id')
       .execute();
@@ -45,28 +47,28 @@ export const endpointRepository = (em: EntityManager) => ({
 
   /** The worker's view of an endpoint's failures: a success clears the run of failures. */
   markSucceeding: async (tx: EntityManager, id: string): Promise<void> => {
-    await sqlIn(tx).updateTable('WebhookEndpoint').set({ failingSince: null }).where('id', '=', id).where('failingSince', 'is not', null).execute();
+    await sqlIn(tx).updateTable('webhook_endpoints').set({ failing_since: sql.lit(null) }).where('id', '=', id).where('failing_since', 'is not', null).execute();
   },
 
   /** Starts a run of failures at `at` unless one is running; returns since when it fails and whether it is enabled. */
   markFailing: async (tx: EntityManager, id: string, at: Date): Promise<{ failingSince: Date; enabled: boolean } | undefined> => {
     const row = await sqlIn(tx)
-      .updateTable('WebhookEndpoint')
-      .set((eb) => ({ failingSince: eb.fn.coalesce('failingSince', eb.val(at)) }))
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(at)) }))
       .where('id', '=', id)
-      .returning(['failingSince', 'status'])
+      .returning(['failing_since', 'status'])
       .executeTakeFirst();
-    // Set by this very statement.
-    return row ? { failingSince: row.failingSince!, enabled: row.status === 'enabled' } : undefined;
+    // Set by this very statement; a timestamp comes back as PostgreSQL's text.
+    return row ? { failingSince: new Date(row.failing_since!), enabled: row.status === 'enabled' } : undefined;
   },
 
   /** Disables an enabled endpoint for `reason`; returns false when it was not enabled (or is gone). */
   disable: async (tx: EntityManager, id: string, reason: WebhookDisabledReason, at: Date): Promise<boolean> => {
     const rows = await sqlIn(tx)
-      .updateTable('WebhookEndpoint')
-      .set({ status: 'disabled', disabledReason: reason, disabledAt: at, updated: at })
+      .updateTable('webhook_endpoints')
+      .set({ status: sql.lit('disabled'), disabled_reason: reason, disabled_at: at, updated: at })
       .where('id', '=', id)
-      .where('status', '=', 'enabled')
+      .where('status', '=', sql.lit('enabled'))
       .returning('id')
       .execute();
     return rows.length > 0;

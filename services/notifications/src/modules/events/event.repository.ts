@@ -1,5 +1,5 @@
 import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
-import { newestFirstPage, nowPlus, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import { entityColumns, newestFirstPage, nowPlus, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
@@ -32,36 +32,36 @@ export const eventRepository = (em: EntityManager) => ({
     const row = await sqlOf<NotificationsDatabase>(em)
       .with('stored', (db) =>
         db
-          .insertInto('Event')
-          .values({ id: event.id, workspaceId: event.workspaceId, correlationId: event.correlationId, type: event.type, created: event.created, data: event.data })
+          .insertInto('events')
+          .values(entityColumns(em, EventEntity, event))
           .onConflict((oc) => oc.column('id').doNothing())
           .returning('id'),
       )
       .with('queued', (db) =>
         db
-          .insertInto('Delivery')
-          .columns(['eventId', 'endpointId', 'trigger', 'nextAttemptAt'])
+          .insertInto('deliveries')
+          .columns(['event_id', 'endpoint_id', 'trigger', 'next_attempt_at'])
           .expression((eb) =>
             eb
-              .selectFrom(['stored', 'WebhookEndpoint as w'])
-              .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), nowPlus(firstAttemptInS, 'second').as('nextAttemptAt')])
-              .where('w.workspaceId', '=', event.workspaceId)
-              .where('w.status', '=', 'enabled')
-              .where('w.enabledEvents', '&&', receivingEvents(event.type))
+              .selectFrom(['stored', 'webhook_endpoints as w'])
+              .select(['stored.id', 'w.id', sql.lit('event').as('trigger'), nowPlus(firstAttemptInS, 'second').as('next_attempt_at')])
+              .where('w.workspace_id', '=', event.workspaceId)
+              .where('w.status', '=', sql.lit('enabled'))
+              .where('w.enabled_events', '&&', receivingEvents(event.type))
               // An endpoint deleted while this runs is waited for and then left out, instead of
               // failing the foreign key on a row this statement's snapshot still showed.
               .forKeyShare('w'),
           )
           // The predicate of the partial unique index that arbitrates, written as a literal as the index writes it.
-          .onConflict((oc) => oc.columns(['eventId', 'endpointId']).where('trigger', '=', sql.lit('event')).doNothing())
+          .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).where('trigger', '=', sql.lit('event')).doNothing())
           .returning(sql.lit(1).as('queued')),
       )
       .selectNoFrom((eb) => [
         eb.cast<number>(eb.selectFrom('stored').select(eb.fn.countAll().as('count')), 'integer').as('stored'),
         eb.cast<number>(eb.selectFrom('queued').select(eb.fn.countAll().as('count')), 'integer').as('deliveries'),
       ])
-      .executeTakeFirst();
-    return { stored: (row?.stored ?? 0) > 0, deliveries: row?.deliveries ?? 0 };
+      .executeTakeFirstOrThrow();
+    return { stored: row.stored > 0, deliveries: row.deliveries };
   },
 
   findInWorkspace: (workspaceId: string, id: string): Promise<EventRow | null> => em.findOne(EventEntity, { id, workspaceId }),
@@ -86,14 +86,14 @@ export const eventRepository = (em: EntityManager) => ({
     const row = await sqlOf<NotificationsDatabase>(em)
       .with('purged', (db) =>
         db
-          .deleteFrom('Event')
-          .where('id', 'in', (eb) => eb.selectFrom('Event').select('id').where('created', '<', before).orderBy('created').limit(batchSize))
+          .deleteFrom('events')
+          .where('id', 'in', (eb) => eb.selectFrom('events').select('id').where('created', '<', before).orderBy('created').limit(batchSize))
           .returning(sql.lit(1).as('purged')),
       )
       .selectFrom('purged')
       .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('count'))
-      .executeTakeFirst();
-    return row?.count ?? 0;
+      .executeTakeFirstOrThrow();
+    return row.count;
   },
 });
 
