@@ -27,7 +27,9 @@ for (const service of SERVICES_WITH_COMMITTED_SQL) {
   try {
     const url = new URL(server);
     url.pathname = `/${name}`;
-    const changed = await writeServiceSql(root, await generateServiceSql(service, url.toString()));
+    const { files, missingFromSchema } = await generateServiceSql(service, url.toString());
+    if (missingFromSchema.length > 0) console.warn(`${service.folder}: entities name what the migrated schema lacks:\n  ${missingFromSchema.join('\n  ')}`);
+    const changed = await writeServiceSql(root, files);
     console.log(`${service.folder}: ${changed.length === 0 ? 'unchanged' : `wrote ${changed.join(', ')}`}`);
   } finally {
     await onServer(`drop database if exists "${name}" with (force)`);

@@ -99,14 +99,42 @@ const sqlFileText = async (orm: MikroORM, repository: RepositorySqlExamples): Pr
   return `${sections.join('\n\n')}\n`;
 };
 
+/** Kit tables a service may lack (metadata for every service; only those that publish events have an outbox). */
+const OPTIONAL_TABLES = new Set(['outbox', 'idempotency_records']);
+
+/**
+ * Tables and columns the service's entities name that its migrated schema lacks: Kysely's types come
+ * from the entities, so this is what proves them the schema's. Empty when they agree.
+ */
+const entityNamesMissingFromSchema = async (orm: MikroORM, schema: string): Promise<string[]> => {
+  const rows = await orm.em
+    .getConnection()
+    .execute<{ table_name: string; column_name: string }[]>('select table_name, column_name from information_schema.columns where table_schema = ?', [schema]);
+  const columns = new Map<string, Set<string>>();
+  for (const row of rows) columns.set(row.table_name, (columns.get(row.table_name) ?? new Set()).add(row.column_name));
+  const missing: string[] = [];
+  for (const meta of orm.getMetadata().getAll().values()) {
+    const table = columns.get(meta.tableName);
+    if (!table) {
+      if (!OPTIONAL_TABLES.has(meta.tableName)) missing.push(`${meta.className}: table ${schema}.${meta.tableName}`);
+      continue;
+    }
+    for (const property of meta.props) {
+      for (const column of property.fieldNames ?? []) if (!table.has(column)) missing.push(`${meta.className}.${property.name}: column ${meta.tableName}.${column}`);
+    }
+  }
+  return missing;
+};
+
 /** Every committed file of a service as its code writes it now, by path relative to the repository root. */
-export const generateServiceSql = async (service: ServiceSqlExamples, databaseUrl: string): Promise<Map<string, string>> => {
+export const generateServiceSql = async (service: ServiceSqlExamples, databaseUrl: string): Promise<{ files: Map<string, string>; missingFromSchema: string[] }> => {
   const orm = await service.open(databaseUrl, 1);
   try {
     await service.migrate(orm, databaseUrl);
+    const missingFromSchema = await entityNamesMissingFromSchema(orm, orm.config.get('schema') ?? 'public');
     const files = new Map<string, string>();
     for (const repository of service.repositories) files.set(join(service.folder, repository.file), await sqlFileText(orm, repository));
-    return files;
+    return { files, missingFromSchema };
   } finally {
     await orm.close();
   }
