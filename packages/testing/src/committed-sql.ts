@@ -53,8 +53,19 @@ export const repositoryExamples = <Repository extends object>(
   ),
 });
 
-/** Examples of a module of functions (or a class's methods), one per name. */
-export const moduleExamples = (file: string, source: string, methods: Record<string, Example>): RepositorySqlExamples => ({ file, source, methods });
+/** The names of a module's (or an object's) functions. */
+type FunctionNames<Module> = { [Name in keyof Module]: Module[Name] extends (...args: never[]) => unknown ? Name : never }[keyof Module];
+
+/**
+ * Examples of a module of functions (`import * as workspaces from '…repository.ts'`) or of an
+ * object's methods: with the module given, the compiler demands one per function it exports.
+ */
+export function moduleExamples<Module extends object>(file: string, source: string, module: Module, methods: Record<FunctionNames<Module>, Example>): RepositorySqlExamples;
+/** Examples of statements a class or module sends, one per name. */
+export function moduleExamples(file: string, source: string, methods: Record<string, Example>): RepositorySqlExamples;
+export function moduleExamples(file: string, source: string, ...rest: [object, Record<string, Example>] | [Record<string, Example>]): RepositorySqlExamples {
+  return { file, source, methods: (rest.length === 2 ? rest[1] : rest[0]) as Record<string, Example> };
+}
 
 /** Records the text of every statement any pg client sends while `work` runs. Not reentrant: one capture at a time. */
 const capturingStatements = async (work: () => Promise<unknown>): Promise<string[]> => {

@@ -8,7 +8,7 @@ export const SCHEMA = 'gateway';
 
 const entities = [Workspace, ApiKey, IdempotencyRecord];
 
-/** The gateway's tables for `sqlOf<GatewayDatabase>(em)`: named by entity, columns by property. */
+/** The gateway's tables for `sqlOf<GatewayDatabase>(em)`, in the schema's names. */
 export type GatewayDatabase = EntityDatabase<typeof WorkspaceSchema | typeof ApiKeySchema | typeof IdempotencyRecordSchema>;
 
 const migrations = [{ name: 'Migration20261123000000_initial', class: Migration20261123000000_initial }];

@@ -47,39 +47,39 @@ export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAt
   const row = await sqlOf<GatewayDatabase>(orm.em)
     .with('claimed', (db) =>
       db
-        .insertInto('IdempotencyRecord')
+        .insertInto('idempotency_records')
         .values({
           id: newId(),
-          workspace: request.workspaceId,
+          workspace_id: request.workspaceId,
           key: request.key,
           fingerprint: request.fingerprint,
           state: 'in_flight',
-          lockToken,
-          lockedUntil: nowPlus(request.leaseMs, 'millisecond'),
-          createdAt: now,
+          lock_token: lockToken,
+          locked_until: nowPlus(request.leaseMs, 'millisecond'),
+          created_at: now,
         })
         .onConflict((conflict) =>
           conflict
-            .columns(['workspace', 'key'])
+            .columns(['workspace_id', 'key'])
             .doUpdateSet((eb) => ({
               fingerprint: eb.ref('excluded.fingerprint'),
               state: 'in_flight',
-              lockToken: eb.ref('excluded.lockToken'),
-              lockedUntil: eb.ref('excluded.lockedUntil'),
-              createdAt: now,
-              completedAt: null,
-              responseStatus: null,
-              responseHeaders: null,
-              responseBody: null,
+              lock_token: eb.ref('excluded.lock_token'),
+              locked_until: eb.ref('excluded.locked_until'),
+              created_at: now,
+              completed_at: null,
+              response_status: null,
+              response_headers: null,
+              response_body: null,
             }))
             .where((eb) =>
               eb.or([
                 eb.and([
-                  eb('IdempotencyRecord.state', '=', 'in_flight'),
-                  eb('IdempotencyRecord.lockedUntil', '<', now),
-                  eb('IdempotencyRecord.fingerprint', '=', eb.ref('excluded.fingerprint')),
+                  eb('idempotency_records.state', '=', 'in_flight'),
+                  eb('idempotency_records.locked_until', '<', now),
+                  eb('idempotency_records.fingerprint', '=', eb.ref('excluded.fingerprint')),
                 ]),
-                eb('IdempotencyRecord.createdAt', '<', olderThan(request.ttlHours)),
+                eb('idempotency_records.created_at', '<', olderThan(request.ttlHours)),
               ]),
             ),
         )
@@ -90,15 +90,15 @@ export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAt
       sql<boolean>`true`.as('claimed'),
       sql<string | null>`null`.as('fingerprint'),
       sql<ExistingRecord['state'] | null>`null`.as('state'),
-      sql<number | null>`null::smallint`.as('responseStatus'),
-      sql<Record<string, string | string[]> | null>`null::jsonb`.as('responseHeaders'),
-      sql<Buffer | null>`null::bytea`.as('responseBody'),
+      sql<number | null>`null::smallint`.as('response_status'),
+      sql<Record<string, string | string[]> | null>`null::jsonb`.as('response_headers'),
+      sql<Buffer | null>`null::bytea`.as('response_body'),
     ])
     .unionAll((db) =>
       db
-        .selectFrom('IdempotencyRecord')
-        .select([sql<boolean>`false`.as('claimed'), 'fingerprint', 'state', 'responseStatus', 'responseHeaders', 'responseBody'])
-        .where('workspace', '=', request.workspaceId)
+        .selectFrom('idempotency_records')
+        .select([sql<boolean>`false`.as('claimed'), 'fingerprint', 'state', 'response_status', 'response_headers', 'response_body'])
+        .where('workspace_id', '=', request.workspaceId)
         .where('key', '=', request.key)
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('claimed').select(sql`1`.as('one'))))),
     )
@@ -106,8 +106,8 @@ export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAt
   if (row === undefined) return { kind: 'released' };
   if (row.claimed) return { kind: 'claimed', claim: { workspaceId: request.workspaceId, key: request.key, lockToken } };
   const response =
-    row.state === 'completed' && row.responseStatus !== null
-      ? { status: row.responseStatus, headers: row.responseHeaders ?? {}, body: row.responseBody ?? Buffer.alloc(0) }
+    row.state === 'completed' && row.response_status !== null
+      ? { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body ?? Buffer.alloc(0) }
       : undefined;
   return { kind: 'held', record: { fingerprint: row.fingerprint!, state: row.state!, response } };
 };
@@ -115,38 +115,38 @@ export const claimKey = async (orm: Orm, request: ClaimRequest): Promise<ClaimAt
 /** Records the outcome for replay; a claim taken over meanwhile (lease ended) records nothing. */
 export const completeClaim = async (orm: Orm, claim: Claim, response: RecordedResponse): Promise<void> => {
   await sqlOf<GatewayDatabase>(orm.em)
-    .updateTable('IdempotencyRecord')
+    .updateTable('idempotency_records')
     .set({
       state: 'completed',
-      responseStatus: response.status,
-      responseHeaders: response.headers,
-      responseBody: response.body,
-      completedAt: sql<Date>`now()`,
-      lockToken: null,
-      lockedUntil: null,
+      response_status: response.status,
+      response_headers: response.headers,
+      response_body: response.body,
+      completed_at: sql<Date>`now()`,
+      lock_token: null,
+      locked_until: null,
     })
-    .where('workspace', '=', claim.workspaceId)
+    .where('workspace_id', '=', claim.workspaceId)
     .where('key', '=', claim.key)
-    .where('lockToken', '=', claim.lockToken)
+    .where('lock_token', '=', claim.lockToken)
     .execute();
 };
 
 /** Frees the key for a retry (the request failed without an outcome worth keeping). */
 export const releaseClaim = async (orm: Orm, claim: Claim): Promise<void> => {
   await sqlOf<GatewayDatabase>(orm.em)
-    .deleteFrom('IdempotencyRecord')
-    .where('workspace', '=', claim.workspaceId)
+    .deleteFrom('idempotency_records')
+    .where('workspace_id', '=', claim.workspaceId)
     .where('key', '=', claim.key)
-    .where('lockToken', '=', claim.lockToken)
+    .where('lock_token', '=', claim.lockToken)
     .execute();
 };
 
 /** Deletes records older than the time to live (in-flight ones only once their lease is over). */
 export const purgeExpiredRecords = async (orm: Orm, ttlHours: number): Promise<number> => {
   const result = await sqlOf<GatewayDatabase>(orm.em)
-    .deleteFrom('IdempotencyRecord')
-    .where('createdAt', '<', olderThan(ttlHours))
-    .where((eb) => eb.or([eb('state', '=', 'completed'), eb('lockedUntil', '<', sql<Date>`now()`)]))
+    .deleteFrom('idempotency_records')
+    .where('created_at', '<', olderThan(ttlHours))
+    .where((eb) => eb.or([eb('state', '=', 'completed'), eb('locked_until', '<', sql<Date>`now()`)]))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 };

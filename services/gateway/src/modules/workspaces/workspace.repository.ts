@@ -6,7 +6,7 @@ import { Workspace } from './workspace.entity.ts';
 /** The workspace with this slug, created when the slug is new (safe when two operators race). */
 export const findOrCreateWorkspace = async (orm: Orm, slug: string): Promise<Workspace> => {
   await sqlOf<GatewayDatabase>(orm.em)
-    .insertInto('Workspace')
+    .insertInto('workspaces')
     .values({ id: newId(), slug, created: sql<Date>`now()` })
     .onConflict((conflict) => conflict.column('slug').doNothing())
     .execute();
