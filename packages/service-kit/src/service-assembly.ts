@@ -24,8 +24,11 @@ export interface OutboxSettings {
 export interface ServiceAssemblyOptions<Outbox extends OutboxSettings | undefined> {
   /** The service's name, for its logger. */
   name: string;
-  /** The event bus, owned by whoever hosts the service: several services may share one. */
-  bus: EventBus;
+  /**
+   * The event bus, owned by whoever hosts the service (several services may share one); only for a
+   * service that publishes or consumes events. Without one, readiness asks no bus and there is no outbox.
+   */
+  bus?: EventBus | undefined;
   database: { url: string; poolSize: number; schema: string; open: (url: string, poolSize: number) => Promise<Orm> };
   logLevel: string;
   /** A logger the host chose (tests); otherwise the service's own at `logLevel`. */
@@ -38,7 +41,7 @@ export interface ServiceAssemblyOptions<Outbox extends OutboxSettings | undefine
 export type ServiceParts<Outbox extends OutboxSettings | undefined> = {
   orm: Orm;
   logger: FastifyServerOptions['logger'];
-  /** `/readyz`: the database and the bus answer. */
+  /** `/readyz`: the database answers, and the bus too when the service has one. */
   checkReadiness: () => Promise<void>;
 } & (Outbox extends OutboxSettings
   ? {
@@ -58,6 +61,7 @@ export interface ServiceBuild {
 }
 
 export type AssembledService<Built extends ServiceBuild, Outbox extends OutboxSettings | undefined> = Omit<Built, 'workers' | 'closeAfterWorkers'> & {
+  app: Built['app'];
   orm: Orm;
   /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
   prepareDatabase: () => Promise<void>;
@@ -93,25 +97,27 @@ export const assembleService = async <Built extends ServiceBuild, Outbox extends
   build: (parts: ServiceParts<Outbox>) => Built | Promise<Built>,
 ): Promise<AssembledService<Built, Outbox>> => {
   const { name, bus, database, outbox } = options;
+  if (outbox && !bus) throw new Error(`${name}: an outbox is relayed to an event bus, so the service needs one`);
   const orm = await database.open(database.url, database.poolSize);
   // The relay reports through the app's logger, which exists once `build` returns; it starts later still.
   let log: FastifyBaseLogger | undefined;
-  const relay = outbox
-    ? new OutboxRelay({
-        orm,
-        schema: database.schema,
-        bus,
-        pollMs: outbox.pollMs,
-        onError: (error) => log?.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
-      })
-    : undefined;
+  const relay =
+    outbox && bus
+      ? new OutboxRelay({
+          orm,
+          schema: database.schema,
+          bus,
+          pollMs: outbox.pollMs,
+          onError: (error) => log?.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
+        })
+      : undefined;
   const announce = relay && (outbox?.nudgeDelayMs === undefined ? Object.assign(() => relay.nudge(), { cancel: () => {} }) : coalesced(() => relay.nudge(), outbox.nudgeDelayMs));
   const parts = {
     orm,
     logger: options.logger ?? loggerOptions(name, options.logLevel),
     checkReadiness: async () => {
       await pingDatabase(orm);
-      await bus.ping();
+      await bus?.ping();
     },
     ...(relay && { relay, announce }),
   } as ServiceParts<Outbox>;
