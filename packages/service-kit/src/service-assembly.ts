@@ -87,9 +87,10 @@ const coalesced = (action: () => void, delayMs: number) => {
 
 /**
  * A service as a unit a host can run: opens its database pool, relays its outbox (when it has one)
- * with the outbox lag metric, and ties everything's lifetime to the app's. `build` declares only
- * what differs: the app and its workers. The unit owns nothing process-wide (no signals, no exit,
- * no bus), so one process may host it beside other services; closing the app stops the workers
+ * with the outbox lag metric, purges its keyed writes (when its app records any, see
+ * `createServiceApp`), and ties everything's lifetime to the app's. `build` declares only what
+ * differs: the app and its workers. The unit owns nothing process-wide (no signals, no exit, no
+ * bus), so one process may host it beside other services; closing the app stops the workers
  * (newest first, the relay last) and closes what `build` listed, then the pool.
  */
 export const assembleService = async <Built extends ServiceBuild, Outbox extends OutboxSettings | undefined = undefined>(
@@ -124,7 +125,9 @@ export const assembleService = async <Built extends ServiceBuild, Outbox extends
   const { app, workers: ownWorkers = [], closeAfterWorkers = [], ...rest } = await build(parts);
   log = app.log;
   if (relay) observeOutboxLag(app.metrics, () => relay.lag());
-  const workers: ServiceWorker[] = [...(relay ? [relay] : []), ...ownWorkers];
+  // Not at start-up of the app, which listens before its migrations have run: a worker starts after them.
+  const keyedWritesPurge = app.keyedWrites?.writes.purgeTask((error) => app.log.warn({ err: error }, 'could not purge idempotency records'));
+  const workers: ServiceWorker[] = [...(relay ? [relay] : []), ...(keyedWritesPurge ? [keyedWritesPurge] : []), ...ownWorkers];
   app.addHook('onClose', async () => {
     announce?.cancel();
     for (const worker of workers.toReversed()) await worker.stop?.();

@@ -77,7 +77,7 @@ const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL })
 /**
  * A service as every host runs it: `spec` names what differs (settings, schema, events, the app
  * and its workers); the kit does the rest the same way for every service (`assembleService`: the
- * pool, the outbox relay, readiness, closing in order; the migrate command).
+ * pool, the outbox relay, the purge of keyed writes, readiness, closing in order; the migrate command).
  */
 export const defineService = <Config extends ServiceSettings, Built extends ServiceBuild, Outbox extends OutboxSettings | undefined = undefined>(
   spec: ServiceSpec<Config, Built, Outbox>,
