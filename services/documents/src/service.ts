@@ -3,8 +3,8 @@ import { createServiceClient, defineService, eventLogFields } from '@invoicing/s
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from './database.ts';
-import { storeFinalizedInvoice } from './modules/invoice-pdfs/invoice-pdf.service.ts';
-import { createPdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
+import { storeFinalizedInvoice } from './modules/finalized-invoices/store-finalized-invoice.ts';
+import { createPdfCache } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { resolveChromium } from './modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from './modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer } from './modules/rendering/pdf-renderer.ts';
