@@ -1,19 +1,6 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { listenOn, repositoryRoot, StartUp, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
+import { listenOn, StartUp, type EventBus, type ServiceDefinition } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { GATEWAY } from './platform.ts';
-
-/** The definition a service's `src/service.ts` exports (`catalogService`, `billingService`, ...). */
-export const loadServiceDefinition = async (name: string): Promise<ServiceDefinition> => {
-  const module = (await import(pathToFileURL(join(repositoryRoot(), 'services', name, 'src', 'service.ts')).href)) as Record<string, unknown>;
-  const definition = Object.values(module).find(
-    (value): value is ServiceDefinition =>
-      typeof value === 'object' && value !== null && 'loadConfig' in value && 'create' in value && (value as { name?: unknown }).name === name,
-  );
-  if (!definition) throw new Error(`services/${name}/src/service.ts exports no service definition named '${name}'`);
-  return definition;
-};
 
 export interface HostedService {
   name: string;

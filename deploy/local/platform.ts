@@ -1,26 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { repositoryRoot } from '@invoicing/service-kit';
 import { describeExit, ServiceProcess, type Exit, type LineSink } from './service-process.ts';
 
 export const GATEWAY = 'gateway';
-
-const PORT_OFFSETS: Readonly<Record<string, number>> = { catalog: 1, billing: 2, documents: 3, notifications: 4 };
-
-/**
- * Ports `npm start` gives the upstream services. From the default base 3100 they are each
- * service's own default (catalog 3101, billing 3102, ...), matching the gateway's default URLs.
- */
-export const localServicePorts = (base: number): Record<string, number> =>
-  Object.fromEntries(Object.entries(PORT_OFFSETS).map(([name, offset]) => [name, base + offset]));
-
-/** Every service under `services/` that has a `src/<script>`, sorted, the gateway last. */
-export const discoverServices = (script = 'main.ts'): string[] => {
-  const root = join(repositoryRoot(), 'services');
-  const names = readdirSync(root).filter((name) => existsSync(join(root, name, 'src', script)));
-  return [...names.filter((name) => name !== GATEWAY).sort(), ...names.filter((name) => name === GATEWAY)];
-};
 
 /** The gateway setting that names a service's address: `catalog` → `CATALOG_URL`. */
 export const upstreamUrlVariable = (service: string): string => `${service.toUpperCase()}_URL`;

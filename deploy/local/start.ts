@@ -2,10 +2,11 @@
 import { join } from 'node:path';
 import { ConfigError, connectEventBus, inspectLocalPostgres, LocalPostgresConflict, PortInUseError, startTracing } from '@invoicing/service-kit';
 import { loadRunnerSettings, type RunnerSettings } from './config.ts';
-import { hostInProcess, loadServiceDefinition, type InProcessHost } from './in-process-host.ts';
+import { hostInProcess, type InProcessHost } from './in-process-host.ts';
 import { openLocalDatabase, type LocalDatabase } from './local-database.ts';
-import { discoverServices, GATEWAY, generateInternalToken, localServicePorts, serviceEnvironment } from './platform.ts';
+import { GATEWAY, generateInternalToken, serviceEnvironment } from './platform.ts';
 import { describeTakenPort } from './port-check.ts';
+import { localPortOf, SERVICE_NAMES, SERVICES } from './services.ts';
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -41,10 +42,8 @@ const findConflict = async (settings: RunnerSettings, servicePorts: Parameters<t
 
 const main = async (): Promise<number> => {
   const { settings, inherited } = loadRunnerSettings();
-  const names = discoverServices('service.ts');
-  if (names.length === 0) throw new Error('No service under services/*/src/service.ts to start.');
-  const ports = localServicePorts(settings.SERVICE_PORT_BASE);
-  const portOf = (name: string) => (name === GATEWAY ? settings.PORT : (ports[name] ?? settings.SERVICE_PORT_BASE + 10 + names.indexOf(name)));
+  const names = SERVICE_NAMES;
+  const portOf = localPortOf(settings.SERVICE_PORT_BASE, settings.PORT);
   const settingOf = (port: number) => (port === settings.PORT ? 'PORT' : 'SERVICE_PORT_BASE');
 
   // What a person must fix is said at once, in one line, before anything starts.
@@ -70,7 +69,7 @@ const main = async (): Promise<number> => {
   let host: InProcessHost;
   try {
     database = await openLocalDatabase(settings, inherited);
-    const definitions = await Promise.all(names.map(loadServiceDefinition));
+    const definitions = SERVICES.map(({ definition }) => definition);
     const gateway = { host: settings.HOST, port: settings.PORT };
     const environment = serviceEnvironment(
       { gateway, inherited, databaseUrl: database.url, internalToken: generateInternalToken(), logLevel: settings.LOG_LEVEL, natsUrl: settings.NATS_URL },

@@ -1,7 +1,8 @@
 import { createTestDatabase, freePort, NatsServerProcess, natsUrl } from '@invoicing/testing';
 import { createInvoicingClient, type InvoicingClient } from '@invoicing/client';
 import { mintApiKey, type MintedKey } from '../../deploy/local/operator.ts';
-import { discoverServices, GATEWAY, generateInternalToken, launchPlatform } from '../../deploy/local/platform.ts';
+import { GATEWAY, generateInternalToken, launchPlatform } from '../../deploy/local/platform.ts';
+import { SERVICE_NAMES } from '../../deploy/local/services.ts';
 export type ApiClient = InvoicingClient;
 
 export interface SystemOptions {
@@ -38,7 +39,7 @@ export interface TestSystem {
  * port, on a fresh database and the run's NATS, the gateway in front.
  */
 export const startSystem = async ({ services, env = {}, ownNats = false, logLevel = 'warn', onLogLine }: SystemOptions = {}): Promise<TestSystem> => {
-  const names = services ? [...services.filter((name) => name !== GATEWAY), GATEWAY] : discoverServices();
+  const names = services ? [...services.filter((name) => name !== GATEWAY), GATEWAY] : SERVICE_NAMES;
   const database = await createTestDatabase('e2e');
   const nats = ownNats ? await NatsServerProcess.launch() : undefined;
   const ports = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const)));

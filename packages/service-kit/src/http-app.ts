@@ -72,6 +72,7 @@ export interface ServiceAppOptions {
   /**
    * Where the outcomes of the service's writes under an Idempotency-Key are recorded (the schema
    * has `keyedWritesTableSql`); required, with `orm`, by a service that serves any keyed operation.
+   * `assembleService` purges the expired ones.
    */
   keyedWrites?: { schema: string; ttlHours: number };
 }
@@ -95,13 +96,6 @@ export const createServiceApp = ({ name, logger, internalToken, orm, checkReadin
   if (keyedWrites && !orm) throw new Error(`${name}: keyed writes are recorded in the database, so the app needs its orm`);
   const writes = keyedWrites && orm ? new KeyedWrites({ orm, ...keyedWrites }) : undefined;
   app.decorate('keyedWrites', writes && orm ? { orm, writes } : null);
-  if (writes) {
-    let stopPurging: (() => void) | undefined;
-    app.addHook('onReady', async () => {
-      stopPurging = writes.startPurging((error) => app.log.warn({ err: error }, 'could not purge idempotency records'));
-    });
-    app.addHook('onClose', async () => stopPurging?.());
-  }
   // Bound when the request's logger is made, so even its first line names the workspace.
   app.setChildLoggerFactory((parent, bindings, options, raw) => {
     const workspaceId = raw.headers[INTERNAL_HEADERS.workspaceId];

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import type { KitDatabase } from './kit-entities.ts';
+import { PeriodicTask } from './periodic-task.ts';
 import { renderProblem, toAppError } from './problem.ts';
 import { isRecordable, REPLAYED_HEADER } from './request-fingerprint.ts';
 import { nowPlus, sqlOf } from './typed-sql.ts';
@@ -152,10 +153,12 @@ export class KeyedWrites {
     return Number(numDeletedRows);
   }
 
-  /** Deletes expired records now and then; errors (a database away) only delay the next purge. */
-  startPurging(onError: (error: unknown) => void): () => void {
-    const timer = setInterval(() => void this.purgeExpired().catch(onError), PURGE_INTERVAL_MS).unref();
-    return () => clearInterval(timer);
+  /**
+   * Deletes expired records once started, then every 15 minutes until stopped; errors (a database
+   * away) only delay the next purge. Started as a worker of the service (`assembleService`).
+   */
+  purgeTask(onError: (error: unknown) => void): PeriodicTask {
+    return new PeriodicTask({ intervalMs: PURGE_INTERVAL_MS, run: async () => void (await this.purgeExpired()), onError });
   }
 }
 

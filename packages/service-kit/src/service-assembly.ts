@@ -24,8 +24,11 @@ export interface OutboxSettings {
 export interface ServiceAssemblyOptions<Outbox extends OutboxSettings | undefined> {
   /** The service's name, for its logger. */
   name: string;
-  /** The event bus, owned by whoever hosts the service: several services may share one. */
-  bus: EventBus;
+  /**
+   * The event bus, owned by whoever hosts the service (several services may share one); only for a
+   * service that publishes or consumes events. Without one, readiness asks no bus and there is no outbox.
+   */
+  bus?: EventBus | undefined;
   database: { url: string; poolSize: number; schema: string; open: (url: string, poolSize: number) => Promise<Orm> };
   logLevel: string;
   /** A logger the host chose (tests); otherwise the service's own at `logLevel`. */
@@ -38,7 +41,7 @@ export interface ServiceAssemblyOptions<Outbox extends OutboxSettings | undefine
 export type ServiceParts<Outbox extends OutboxSettings | undefined> = {
   orm: Orm;
   logger: FastifyServerOptions['logger'];
-  /** `/readyz`: the database and the bus answer. */
+  /** `/readyz`: the database answers, and the bus too when the service has one. */
   checkReadiness: () => Promise<void>;
 } & (Outbox extends OutboxSettings
   ? {
@@ -58,6 +61,7 @@ export interface ServiceBuild {
 }
 
 export type AssembledService<Built extends ServiceBuild, Outbox extends OutboxSettings | undefined> = Omit<Built, 'workers' | 'closeAfterWorkers'> & {
+  app: Built['app'];
   orm: Orm;
   /** Creates the database if missing and applies pending migrations; a host retries it while PostgreSQL is away. */
   prepareDatabase: () => Promise<void>;
@@ -83,9 +87,10 @@ const coalesced = (action: () => void, delayMs: number) => {
 
 /**
  * A service as a unit a host can run: opens its database pool, relays its outbox (when it has one)
- * with the outbox lag metric, and ties everything's lifetime to the app's. `build` declares only
- * what differs: the app and its workers. The unit owns nothing process-wide (no signals, no exit,
- * no bus), so one process may host it beside other services; closing the app stops the workers
+ * with the outbox lag metric, purges its keyed writes (when its app records any, see
+ * `createServiceApp`), and ties everything's lifetime to the app's. `build` declares only what
+ * differs: the app and its workers. The unit owns nothing process-wide (no signals, no exit, no
+ * bus), so one process may host it beside other services; closing the app stops the workers
  * (newest first, the relay last) and closes what `build` listed, then the pool.
  */
 export const assembleService = async <Built extends ServiceBuild, Outbox extends OutboxSettings | undefined = undefined>(
@@ -93,32 +98,36 @@ export const assembleService = async <Built extends ServiceBuild, Outbox extends
   build: (parts: ServiceParts<Outbox>) => Built | Promise<Built>,
 ): Promise<AssembledService<Built, Outbox>> => {
   const { name, bus, database, outbox } = options;
+  if (outbox && !bus) throw new Error(`${name}: an outbox is relayed to an event bus, so the service needs one`);
   const orm = await database.open(database.url, database.poolSize);
   // The relay reports through the app's logger, which exists once `build` returns; it starts later still.
   let log: FastifyBaseLogger | undefined;
-  const relay = outbox
-    ? new OutboxRelay({
-        orm,
-        schema: database.schema,
-        bus,
-        pollMs: outbox.pollMs,
-        onError: (error) => log?.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
-      })
-    : undefined;
+  const relay =
+    outbox && bus
+      ? new OutboxRelay({
+          orm,
+          schema: database.schema,
+          bus,
+          pollMs: outbox.pollMs,
+          onError: (error) => log?.warn({ err: error }, 'outbox relay: publish failed; the events stay in the outbox and go out on retry'),
+        })
+      : undefined;
   const announce = relay && (outbox?.nudgeDelayMs === undefined ? Object.assign(() => relay.nudge(), { cancel: () => {} }) : coalesced(() => relay.nudge(), outbox.nudgeDelayMs));
   const parts = {
     orm,
     logger: options.logger ?? loggerOptions(name, options.logLevel),
     checkReadiness: async () => {
       await pingDatabase(orm);
-      await bus.ping();
+      await bus?.ping();
     },
     ...(relay && { relay, announce }),
   } as ServiceParts<Outbox>;
   const { app, workers: ownWorkers = [], closeAfterWorkers = [], ...rest } = await build(parts);
   log = app.log;
   if (relay) observeOutboxLag(app.metrics, () => relay.lag());
-  const workers: ServiceWorker[] = [...(relay ? [relay] : []), ...ownWorkers];
+  // Not at start-up of the app, which listens before its migrations have run: a worker starts after them.
+  const keyedWritesPurge = app.keyedWrites?.writes.purgeTask((error) => app.log.warn({ err: error }, 'could not purge idempotency records'));
+  const workers: ServiceWorker[] = [...(relay ? [relay] : []), ...(keyedWritesPurge ? [keyedWritesPurge] : []), ...ownWorkers];
   app.addHook('onClose', async () => {
     announce?.cancel();
     for (const worker of workers.toReversed()) await worker.stop?.();

@@ -34,8 +34,3 @@ export type BillingConfig = z.infer<typeof Settings>;
 
 /** Billing's settings, read from the environment once at start. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): BillingConfig => parseConfig(Settings, env);
-
-// The migrate command touches only the database, so it needs no internal token.
-const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL });
-
-export const loadMigrateConfig = (env: NodeJS.ProcessEnv = process.env) => parseConfig(MigrateSettings, env);

@@ -9,23 +9,25 @@ import { registerProductRoutes } from './modules/products/product.routes.ts';
 import { productService } from './modules/products/product.service.ts';
 
 export interface CatalogDeps {
-  /** Opened on the catalog schema and migrated; the app closes it when it closes. */
+  /** Opened on the catalog schema and migrated; whoever opened it closes it. */
   orm: Orm;
   internalToken: string;
   logger?: FastifyServerOptions['logger'];
   clock?: Clock;
+  /** Throws when the database does not answer; default: a query on `orm`. */
+  checkReadiness?: () => Promise<void>;
   /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlHours?: number;
 }
 
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock, idempotencyTtlHours = 24 }: CatalogDeps) => {
+export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock, checkReadiness = () => pingDatabase(orm), idempotencyTtlHours = 24 }: CatalogDeps) => {
   const app = createServiceApp({
     name: 'catalog',
     logger,
     internalToken,
     orm,
-    checkReadiness: () => pingDatabase(orm),
+    checkReadiness,
     keyedWrites: { schema: CATALOG_SCHEMA, ttlHours: idempotencyTtlHours },
   });
   // Signed with a key derived from the internal token, which every replica shares.
@@ -33,6 +35,5 @@ export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog',
   registerCustomerRoutes(app, customerService(orm.em, clock, cursors));
   registerProductRoutes(app, productService(orm.em, clock, cursors));
   registerPriceRoutes(app, priceService(orm.em, clock, cursors));
-  app.addHook('onClose', () => orm.close());
   return app;
 };

@@ -10,8 +10,3 @@ export type CatalogConfig = z.infer<typeof Settings>;
 
 /** The catalog's settings, read from the environment once at start. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): CatalogConfig => parseConfig(Settings, env);
-
-// The migrate command touches only the database, so it needs no internal token.
-const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL });
-
-export const loadMigrateConfig = (env: NodeJS.ProcessEnv = process.env) => parseConfig(MigrateSettings, env);

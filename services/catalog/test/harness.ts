@@ -42,6 +42,7 @@ export const startCatalog = async (label: string, poolSize = 8) => {
     workspace: (workspaceId: string = randomUUID()) => workspaceClient(app, workspaceId),
     close: async () => {
       await app.close();
+      await orm.close();
       await database.drop();
     },
   };

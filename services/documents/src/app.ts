@@ -4,8 +4,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { registerInvoiceExportRoutes } from './modules/einvoices/invoice-export.routes.ts';
 import { createExportCache, invoiceExportService, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
 import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
-import { invoicePdfService } from './modules/invoice-pdfs/invoice-pdf.service.ts';
-import type { PdfCache } from './modules/invoice-pdfs/pdf-cache.ts';
+import { invoicePdfService, type PdfCache } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { pdfDownloadService } from './modules/invoice-pdfs/pdf-download.service.ts';
 import { registerPublicPageRoutes } from './modules/public-page/public-page.routes.ts';
 import { publicPageService } from './modules/public-page/public-page.service.ts';
@@ -34,7 +33,7 @@ export interface DocumentsAppDeps {
 /** Documents' HTTP app: invoice PDFs, e-invoice exports and the public invoice page. Registers everything, never listens. */
 export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, exportCache = createExportCache(32 * 1024 * 1024), announce, clock, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
   const app = createServiceApp({ name: 'documents', logger, internalToken, orm, checkReadiness });
-  const pdfs = invoicePdfService({ em: orm.em, billing, printer, clock, ...(pdfCache ? { cache: pdfCache } : {}) });
+  const pdfs = invoicePdfService({ em: orm.em, billing, printer, clock, cache: pdfCache });
   const exports = invoiceExportService({
     em: orm.em,
     billing,
@@ -42,7 +41,7 @@ export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfC
     cache: exportCache,
     clock,
   });
-  registerInvoicePdfRoutes(app, pdfDownloadService({ pdfs, exports, billing }));
+  registerInvoicePdfRoutes(app, pdfDownloadService({ pdfs, facturxForCaller: exports.facturxForCaller, billing }));
   registerInvoiceExportRoutes(app, exports);
   registerPublicPageRoutes(app, publicPageService({ em: orm.em, billing, pdfs, exports, templates, announce, log: app.log, clock }));
   return app;

@@ -7,7 +7,7 @@ import { gatewayHeaders, INTERNAL_TOKEN, newWorkspace } from '../test/harness.ts
 import { browserProcesses } from '../test/support/browser-processes.ts';
 import { makeInvoice } from '../test/support/invoices.ts';
 import { loadConfig } from './config.ts';
-import { createDocumentsService, type DocumentsService } from './service.ts';
+import { documentsService, type DocumentsService } from './service.ts';
 
 let database: TestDatabase;
 let sut: DocumentsService | undefined;
@@ -30,7 +30,7 @@ describe('the documents service as its hosts run it', () => {
       LOG_LEVEL: 'silent',
       ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
     });
-    sut = await createDocumentsService(config, { bus });
+    sut = await documentsService.create(config, { bus });
     await sut.start();
     // Long enough for a browser launched at start (as the service once did) to show up.
     await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -6,7 +6,7 @@ import { systemClock } from '@invoicing/service-kit/clock';
 import { createTestDatabase } from '@invoicing/testing';
 import { buildApp } from '../src/app.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
-import { createPdfCache } from '../src/modules/invoice-pdfs/pdf-cache.ts';
+import { createPdfCache } from '../src/modules/invoice-pdfs/invoice-pdf.service.ts';
 import { resolveChromium } from '../src/modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from '../src/modules/rendering/invoice-printer.ts';
 import { createChromiumPdfRenderer, type PdfRenderer, type PrintJob } from '../src/modules/rendering/pdf-renderer.ts';

@@ -1,7 +1,7 @@
 import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { acceptJsonBodiesOnly, AppError, baseServerOptions, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, PeriodicTask, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { deferredChildLogger } from './deferred-logger.ts';
 import './request-state.ts';
@@ -10,7 +10,7 @@ import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
-import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
 import { createForwarder } from './modules/routing/forwarder.ts';
@@ -23,17 +23,40 @@ export interface GatewayDeps {
   config: GatewayConfig;
   orm: Orm;
   logger?: FastifyServerOptions['logger'];
+  /** Throws when the database does not answer; default: a query on `orm`. `/readyz` also asks the awaited upstreams. */
+  checkReadiness?: () => Promise<void>;
+  /** The Idempotency-Key records; default: `gatewayIdempotency(config, orm)`. */
+  idempotency?: IdempotencyService;
 }
 
 const KEY_CACHE_MAX_ENTRIES = 10_000;
 const PURGE_INTERVAL_MS = 15 * 60_000;
+
+/** The gateway's Idempotency-Key records, on its settings. */
+export const gatewayIdempotency = (config: GatewayConfig, orm: Orm): IdempotencyService =>
+  // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
+  createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+
+/**
+ * Deletes expired Idempotency-Key records once started (a worker of the service: after its
+ * migrations have run), then every 15 minutes until stopped; a failure waits for the next time.
+ */
+export const idempotencyPurge = (idempotency: IdempotencyService, log: FastifyBaseLogger): PeriodicTask =>
+  new PeriodicTask({
+    intervalMs: PURGE_INTERVAL_MS,
+    run: async () => {
+      const purged = await idempotency.purgeExpired();
+      if (purged > 0) log.info({ purged }, 'purged expired idempotency records');
+    },
+    onError: (error) => log.warn({ err: error }, 'could not purge idempotency records'),
+  });
 
 /**
  * The API gateway: authenticates API keys, checks scopes, rate-limits per key (per client address
  * without one), enforces Idempotency-Keys, serves the OpenAPI document and proxies every other
  * operation to its service.
  */
-export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
+export const buildApp = async ({ config, orm, logger, checkReadiness = () => pingDatabase(orm), idempotency = gatewayIdempotency(config, orm) }: GatewayDeps) => {
   const app = Fastify({
     ...baseServerOptions(logger),
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
@@ -52,8 +75,6 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     onChange: (keyId) => keys.evict(keyId),
     onReset: () => keys.clear(),
   });
-  // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
-  const idempotency = createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
   const upstreams = createUpstreams(config, OPERATIONS);
 
   app.decorateRequest('principal', null);
@@ -83,7 +104,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     try {
-      await pingDatabase(orm);
+      await checkReadiness();
     } catch (error) {
       // pingDatabase names the database (host:port, never the password) and why it does not answer.
       throw new AppError('unavailable', `Not ready: ${(error as Error).message}`);
@@ -110,22 +131,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     await registerApiReference(reference, getOpenApiDocument.path);
   });
 
-  let purgeTimer: NodeJS.Timeout | undefined;
-  const purgeIdempotencyRecords = async () => {
-    try {
-      const purged = await idempotency.purgeExpired();
-      if (purged > 0) app.log.info({ purged }, 'purged expired idempotency records');
-    } catch (error) {
-      app.log.warn({ err: error }, 'could not purge idempotency records');
-    }
-  };
-  // Not at once: a gateway listens before its migrations have run (it waits for its database), so
-  // the first purge comes one interval after start.
-  app.addHook('onReady', async () => {
-    purgeTimer = setInterval(purgeIdempotencyRecords, PURGE_INTERVAL_MS).unref();
-  });
   app.addHook('onClose', async () => {
-    clearInterval(purgeTimer);
     await listener.close();
     await Promise.all([...upstreams.values()].map((upstream) => upstream.pool.close()));
   });

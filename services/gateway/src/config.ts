@@ -66,8 +66,3 @@ export type AdminConfig = z.infer<typeof AdminSettings>;
 
 /** The operator command's settings: the database `npm start` uses. */
 export const loadAdminConfig = (env: NodeJS.ProcessEnv = process.env): AdminConfig => parseConfig(AdminSettings, env);
-
-const MigrateSettings = z.object({ DATABASE_URL: serviceSettings.DATABASE_URL });
-
-/** `npm run migrate` needs only the database. */
-export const loadMigrateConfig = (env: NodeJS.ProcessEnv = process.env) => parseConfig(MigrateSettings, env);

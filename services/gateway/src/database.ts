@@ -1,4 +1,4 @@
-import { migrateDatabase, openDatabase, prepareDatabase, type EntityDatabase, type Orm } from '@invoicing/service-kit';
+import { migrateDatabase, openDatabase, type EntityDatabase, type Orm } from '@invoicing/service-kit';
 import { Migration20261123000000_initial } from './migrations/Migration20261123000000_initial.ts';
 import { ApiKey, type ApiKeySchema } from './modules/api-keys/api-key.entity.ts';
 import { IdempotencyRecord, type IdempotencyRecordSchema } from './modules/idempotency/idempotency.entity.ts';
@@ -15,9 +15,6 @@ const migrations = [{ name: 'Migration20261123000000_initial', class: Migration2
 
 /** Opens the gateway's ORM without touching the database: it connects on first use. */
 export const openGatewayOrm = (url: string, poolSize: number): Promise<Orm> => openDatabase({ url, schema: SCHEMA, entities, migrations, poolSize });
-
-/** Creates the database if missing and applies the gateway's pending migrations; safe to repeat. */
-export const prepareGatewayDatabase = (orm: Orm, url: string): Promise<void> => prepareDatabase(orm, SCHEMA, url);
 
 /** Opens the gateway's ORM and applies its pending migrations (serialized across processes), for the operator command and tests. */
 export const openGatewayDatabase = async (url: string, poolSize: number): Promise<Orm> => {

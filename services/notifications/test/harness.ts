@@ -6,7 +6,7 @@ import { createTestDatabase, NatsServerProcess } from '@invoicing/testing';
 import type { LightMyRequestResponse as Reply } from 'fastify';
 import { expect } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { createNotificationsService } from '../src/service.ts';
+import { notificationsService } from '../src/service.ts';
 import type { Receiver } from './receiver.ts';
 
 export const INTERNAL_TOKEN = 'notifications-test-internal-token-0123456789';
@@ -51,7 +51,7 @@ export const startNotifications = async (label: string, env: Record<string, stri
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString('base64'),
     ...env,
   });
-  const service = await createNotificationsService(config, { bus, logger: false, clock });
+  const service = await notificationsService.create(config, { bus, logger: false, clock });
   await service.start();
   await service.app.ready();
   const { app } = service;
@@ -89,7 +89,7 @@ export const startNotifications = async (label: string, env: Record<string, stri
     /** Another replica on the same database and NATS: it shares the consumers and the deliveries. */
     startReplica: async () => {
       const replicaBus = await connect(`notifications-replica-${replicas.length}`);
-      const replica = await createNotificationsService(config, { bus: replicaBus, logger: false, clock });
+      const replica = await notificationsService.create(config, { bus: replicaBus, logger: false, clock });
       await replica.start();
       replicas.push({
         stop: async () => {

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { createInvoicingClient, type InvoicingClient } from '@invoicing/client';
 import { EmbeddedPostgresProcess, freePort, NatsServerProcess } from '@invoicing/testing';
 import { mintApiKey, type MintedKey } from '../../../deploy/local/operator.ts';
-import { discoverServices, GATEWAY, generateInternalToken, serviceEnvironment, upstreamUrlVariable } from '../../../deploy/local/platform.ts';
+import { GATEWAY, generateInternalToken, serviceEnvironment, upstreamUrlVariable } from '../../../deploy/local/platform.ts';
+import { SERVICE_NAMES } from '../../../deploy/local/services.ts';
 import { describeExit, ServiceProcess, type Exit } from '../../../deploy/local/service-process.ts';
 import { startInterposer, type Interposer } from './interposer.ts';
 
@@ -45,7 +46,7 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
   const postgres = await EmbeddedPostgresProcess.launch();
   const nats = await NatsServerProcess.launch();
   const databaseUrl = await createDatabase(postgres.url, 'invoicing');
-  const names = discoverServices();
+  const names = SERVICE_NAMES;
   const ports: Record<string, number> = {};
   for (const name of names) ports[name] = await freePort();
   const upstreams = names.filter((name) => name !== GATEWAY);

@@ -3,7 +3,7 @@ import { createInProcessBus, type EventBus } from '@invoicing/service-kit';
 import type { Clock } from '@invoicing/service-kit/clock';
 import { createTestDatabase, type TestDatabase } from '@invoicing/testing';
 import { loadConfig } from '../../src/config.ts';
-import { createBillingService, type BillingService } from '../../src/service.ts';
+import { billingService, type BillingService } from '../../src/service.ts';
 import { CatalogProcess } from './catalog-process.ts';
 
 export const INTERNAL_TOKEN = 'billing-test-internal-token-0123456789abcdef';
@@ -82,7 +82,7 @@ export const startBillingHarness = async (options: { bus?: EventBus; env?: Recor
       ...options.env,
       ...env,
     });
-    const service = await createBillingService(config, { bus: ownBus, clock });
+    const service = await billingService.create(config, { bus: ownBus, clock });
     await service.start();
     started.push(service);
     return service;

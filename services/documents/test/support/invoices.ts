@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EinvoiceShape } from './einvoice-shapes.ts';
 import { categoryTaxOf, defaultTaxCategory, einvoiceReadiness, taxBreakdownOf, toPublicId, type Invoice, type InvoiceLine, type TaxCategory } from '@invoicing/contracts';
 
 export interface LineInput {
@@ -126,4 +127,15 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
   };
   // As billing answers: readiness computed from the finalized invoice (null on a draft).
   return { ...invoice, einvoice: rest.einvoice !== undefined || invoice.business_snapshot === null ? (rest.einvoice ?? null) : einvoiceReadiness(invoice) };
+};
+
+/** A finalized invoice of an e-invoice shape: its lines, currency and customer, addressed by email. */
+export const makeInvoiceOfShape = (shape: EinvoiceShape): Invoice => {
+  const base = makeInvoice({ currency: shape.currency, lineInputs: shape.lines });
+  return makeInvoice({
+    currency: shape.currency,
+    lineInputs: shape.lines,
+    customer_name: shape.customer.name,
+    customer_snapshot: { ...base.customer_snapshot!, ...shape.customer, electronic_address: shape.customer.email, electronic_address_scheme: 'EM' },
+  });
 };

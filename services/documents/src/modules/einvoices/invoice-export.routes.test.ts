@@ -1,17 +1,13 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BILLING_SUBJECTS, type Invoice } from '@invoicing/contracts';
-import { systemClock } from '@invoicing/service-kit/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
-import { EINVOICE_SHAPES, EXPORT_VARIANTS, type EinvoiceShape } from '../../../test/support/einvoice-shapes.ts';
+import { EINVOICE_SHAPES, EXPORT_VARIANTS } from '../../../test/support/einvoice-shapes.ts';
 import { validateEinvoices, type DocumentToValidate } from '../../../test/support/einvoice-validator.ts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
+import { makeInvoice, makeInvoiceOfShape } from '../../../test/support/invoices.ts';
 import { pdfText } from '../../../test/support/pdf-text.ts';
-import { storeFinalizedInvoice } from '../invoice-pdfs/invoice-pdf.service.ts';
 import { renderExport } from './invoice-export.service.ts';
 
 let sut: DocumentsHarness;
@@ -23,16 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sut?.close();
 });
-
-const invoiceOf = (shape: EinvoiceShape): Invoice => {
-  const base = makeInvoice({ currency: shape.currency, lineInputs: shape.lines });
-  return makeInvoice({
-    currency: shape.currency,
-    lineInputs: shape.lines,
-    customer_name: shape.customer.name,
-    customer_snapshot: { ...base.customer_snapshot!, ...shape.customer, electronic_address: shape.customer.email, electronic_address_scheme: 'EM' },
-  });
-};
 
 const run = (command: string, args: string[]): Promise<string> =>
   new Promise((resolve, reject) => execFile(command, args, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout))));
@@ -49,7 +35,7 @@ describe('e-invoice exports of a finalized invoice', () => {
     const documents: DocumentToValidate[] = [];
     for (const shape of EINVOICE_SHAPES) {
       const workspaceId = newWorkspace();
-      const invoice = sut.billing.put(workspaceId, invoiceOf(shape));
+      const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(shape));
       for (const { syntax, profile } of EXPORT_VARIANTS) {
         const reply = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=${syntax}&profile=${profile}`);
         expect(reply.statusCode, `${shape.name} ${syntax} ${profile}: ${reply.body}`).toBe(200);
@@ -67,7 +53,7 @@ describe('e-invoice exports of a finalized invoice', () => {
 
   it('is judged by a validator that fails a broken copy', async () => {
     const workspaceId = newWorkspace();
-    const invoice = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[1]!));
+    const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[1]!));
     const ubl = (await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice`)).body;
     const broken = ubl.replace(/<cbc:PayableAmount currencyID="EUR">[^<]+</, '<cbc:PayableAmount currencyID="EUR">1.00<').replace(/<cbc:IssueDate>[^<]+</, '<cbc:IssueDate>not a date<');
     expect(broken).not.toBe(ubl);
@@ -78,7 +64,7 @@ describe('e-invoice exports of a finalized invoice', () => {
 
   it('gives the same bytes on every render, stores them with their SHA-256 and serves them with it as ETag', async () => {
     const workspaceId = newWorkspace();
-    const invoice = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[1]!));
+    const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[1]!));
     const first = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=cii&profile=xrechnung`);
     const again = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=cii&profile=xrechnung`);
     const rendered = await renderExport(invoice, 'cii-xrechnung', async () => Buffer.alloc(0));
@@ -98,7 +84,7 @@ describe('e-invoice exports of a finalized invoice', () => {
 
   it('never changes once stored, whatever billing says about the invoice, its seller or its buyer later', async () => {
     const workspaceId = newWorkspace();
-    const invoice = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[0]!));
+    const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[0]!));
     const before = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=ubl&profile=en16931`);
     sut.billing.put(workspaceId, { ...invoice, customer_snapshot: { ...invoice.customer_snapshot!, name: 'Renamed AG' }, status: 'paid', amount_due: 0 });
     const after = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=ubl&profile=en16931`);
@@ -108,7 +94,7 @@ describe('e-invoice exports of a finalized invoice', () => {
 
   it('answers 400 with one error per missing field, naming its rule, instead of an invalid document', async () => {
     const workspaceId = newWorkspace();
-    const base = invoiceOf(EINVOICE_SHAPES[0]!);
+    const base = makeInvoiceOfShape(EINVOICE_SHAPES[0]!);
     const invoice = sut.billing.put(workspaceId, {
       ...base,
       buyer_reference: null,
@@ -141,7 +127,7 @@ describe('e-invoice exports of a finalized invoice', () => {
 
   it('makes a Factur-X PDF/A-3 with factur-x.xml attached and the Factur-X XMP, whose text still shows every figure', async () => {
     const workspaceId = newWorkspace();
-    const invoice = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[1]!));
+    const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[1]!));
     const plain = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf`);
     const facturx = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf?format=facturx`);
     expect(facturx.headers['content-type']).toBe('application/pdf');
@@ -159,8 +145,8 @@ describe('e-invoice exports of a finalized invoice', () => {
   it('gives the Factur-X PDF by default when the account asks for it, and the plain PDF to an invoice that cannot be one', async () => {
     const workspaceId = newWorkspace();
     sut.billing.setPdfFormat(workspaceId, 'facturx');
-    const ready = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[0]!));
-    const lacking = sut.billing.put(workspaceId, { ...invoiceOf(EINVOICE_SHAPES[0]!), id: makeInvoice().id, due_date: null, footer: null });
+    const ready = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[0]!));
+    const lacking = sut.billing.put(workspaceId, { ...makeInvoiceOfShape(EINVOICE_SHAPES[0]!), id: makeInvoice().id, due_date: null, footer: null });
     expect((await attachmentsAndXmp((await sut.getAs(workspaceId, `/api/v1/invoices/${ready.id}/pdf`)).rawPayload)).attachments).toContain('factur-x.xml');
     expect((await attachmentsAndXmp((await sut.getAs(workspaceId, `/api/v1/invoices/${ready.id}/pdf?format=standard`)).rawPayload)).attachments).toMatch(/^0 embedded files/m);
     expect((await attachmentsAndXmp((await sut.getAs(workspaceId, `/api/v1/invoices/${lacking.id}/pdf`)).rawPayload)).attachments).toMatch(/^0 embedded files/m);
@@ -168,33 +154,9 @@ describe('e-invoice exports of a finalized invoice', () => {
     expect(refused.errors).toEqual([{ path: 'due_date', message: expect.stringContaining('BR-CO-25') }]);
   });
 
-  it('stores every export on billing.invoice.finalized, once', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
-    const workspaceId = newWorkspace();
-    const invoice = invoiceOf(EINVOICE_SHAPES[2]!);
-    const event = {
-      id: randomUUID(),
-      type: BILLING_SUBJECTS.invoiceFinalized,
-      occurred_at: invoice.finalized_at!,
-      workspace_id: workspaceId,
-      correlation_id: 'req-finalize',
-      idempotency_key: 'finalize-1',
-      actor_key_id: 'key_1',
-      data: { object: invoice },
-    };
-    expect(await handle(event)).toBe('stored');
-    expect(await handle({ ...event, id: randomUUID() })).toBe('stored-already');
-    const rows = await sut.orm.em.fork().execute<{ kind: string; rendered_at: Date }[]>('select kind, rendered_at from documents.invoice_exports where workspace_id = ? order by kind', [workspaceId]);
-    expect(rows.map((row) => row.kind)).toEqual(['cii-en16931', 'cii-xrechnung', 'facturx', 'ubl-en16931', 'ubl-xrechnung']);
-    // Served from the store: billing is never asked for the invoice.
-    const calls = sut.billing.calls.length;
-    expect((await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=cii`)).statusCode).toBe(200);
-    expect(sut.billing.calls.length).toBe(calls);
-  });
-
   it('offers the XML and the Factur-X PDF on the public page, with the same bytes as the API', async () => {
     const workspaceId = newWorkspace();
-    const invoice = sut.billing.put(workspaceId, invoiceOf(EINVOICE_SHAPES[0]!));
+    const invoice = sut.billing.put(workspaceId, makeInvoiceOfShape(EINVOICE_SHAPES[0]!));
     const page = await sut.get(`/i/${invoice.public_url_token}`);
     const base = `/i/${invoice.public_url_token}`;
     expect(page.body).toContain(`href="${base}/pdf?format&#x3D;facturx"`);

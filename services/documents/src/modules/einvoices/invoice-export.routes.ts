@@ -1,7 +1,7 @@
 import { downloadInvoiceEinvoice, XML_CONTENT_TYPE } from '@invoicing/contracts';
 import { callerOf, registerOperation } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
-import { replyWithDocument } from '../invoice-pdfs/pdf-reply.ts';
+import { replyWithDocument } from '../stored-documents/document-reply.ts';
 import type { InvoiceExportRow } from './invoice-export.entity.ts';
 import { extensionOfKind } from './invoice-export.domain.ts';
 import type { InvoiceExportService } from './invoice-export.service.ts';

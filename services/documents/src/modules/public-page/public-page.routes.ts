@@ -2,7 +2,7 @@ import { downloadPublicInvoiceEinvoice, downloadPublicInvoicePdf, HTML_CONTENT_T
 import { registerOperation } from '@invoicing/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { replyWithXml } from '../einvoices/invoice-export.routes.ts';
-import { replyWithPdf } from '../invoice-pdfs/pdf-reply.ts';
+import { replyWithPdf } from '../invoice-pdfs/invoice-pdf.routes.ts';
 import { PUBLIC_HEADERS, publicPageHeaders } from './public-page.domain.ts';
 import type { PublicPageService } from './public-page.service.ts';
 

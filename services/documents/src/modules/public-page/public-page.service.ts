@@ -11,9 +11,9 @@ import type { ExportKind, InvoiceExportRow } from '../einvoices/invoice-export.e
 import { extensionOfKind, xmlKindOf } from '../einvoices/invoice-export.domain.ts';
 import type { InvoiceExportService } from '../einvoices/invoice-export.service.ts';
 import type { InvoicePdfRow } from '../invoice-pdfs/invoice-pdf.entity.ts';
-import { documentFileName, pdfFileName } from '../invoice-pdfs/invoice-pdf.domain.ts';
-import type { StoredDocument } from '../invoice-pdfs/pdf-reply.ts';
 import type { InvoicePdfService } from '../invoice-pdfs/invoice-pdf.service.ts';
+import type { StoredDocument } from '../stored-documents/document-reply.ts';
+import { documentFileName } from '../stored-documents/stored-document.domain.ts';
 import { toInvoiceDocumentView } from '../rendering/invoice-view.domain.ts';
 import type { InvoiceTemplates } from '../rendering/templates.ts';
 import { isWellFormedToken, statusOf } from './public-page.domain.ts';
@@ -79,7 +79,7 @@ export const publicPageService = ({ em, billing, pdfs, exports, templates, annou
         view: toInvoiceDocumentView(found.invoice),
         status: statusOf(found.invoice),
         pdfUrl: `/i/${encodeURIComponent(token)}/pdf`,
-        fileName: pdfFileName(found.invoice.number!),
+        fileName: documentFileName(found.invoice.number!, 'pdf'),
         otherDownloads: await otherDownloadsOf(found, token),
         pdfSha256: pdf?.sha256 ?? null,
         nonce,

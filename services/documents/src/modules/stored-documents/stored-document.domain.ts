@@ -2,8 +2,6 @@
 export const documentFileName = (invoiceNumber: string, extension: string): string =>
   `Invoice-${invoiceNumber.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'document'}.${extension}`;
 
-export const pdfFileName = (invoiceNumber: string): string => documentFileName(invoiceNumber, 'pdf');
-
 /**
  * `attachment` with the file name twice (RFC 6266): plain ASCII for old clients, and UTF-8 for
  * numbers with letters beyond ASCII.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { contentDispositionOf, etagOf, ifNoneMatchHits, pdfFileName } from './invoice-pdf.domain.ts';
+import { contentDispositionOf, documentFileName, etagOf, ifNoneMatchHits } from './stored-document.domain.ts';
 
-describe('the PDF as a file', () => {
+describe('a stored document as a file', () => {
   it.each([
     ['INV/2026/0042', 'Invoice-INV-2026-0042.pdf'],
     ['2026-17', 'Invoice-2026-17.pdf'],
@@ -9,7 +9,7 @@ describe('the PDF as a file', () => {
     ['../../etc/passwd', 'Invoice-..-..-etc-passwd.pdf'],
     ['///', 'Invoice-document.pdf'],
   ])('names the file after invoice number %s', (number, expected) => {
-    expect(pdfFileName(number)).toBe(expected);
+    expect(documentFileName(number, 'pdf')).toBe(expected);
   });
 
   it('gives old clients an ASCII name and new ones the exact name', () => {

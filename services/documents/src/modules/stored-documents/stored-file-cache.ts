@@ -1,7 +1,6 @@
-import type { InvoicePdfRow } from './invoice-pdf.entity.ts';
-
-/** What a cached document needs: its owner, its size and its bytes. */
+/** What a stored document row has, whatever its kind: its invoice and owner, its size and its bytes. */
 export interface StoredFile {
+  invoiceId: string;
   workspaceId: string;
   byteSize: number;
   content: Buffer;
@@ -12,7 +11,7 @@ export interface StoredFile {
  * document never changes, so an entry is never stale: the cache only spares PostgreSQL the bytes.
  * `copyOf` makes a plain copy: the row may be an entity of a request's identity map, which ends with the request.
  */
-export const createStoredFileCache = <Row extends StoredFile>(maxBytes: number, keyOf: (row: Row) => string, copyOf: (row: Row) => Row) => {
+export const createStoredFileCache = <Row extends StoredFile>(maxBytes: number, copyOf: (row: Row) => Row) => {
   const entries = new Map<string, Row>();
   let bytes = 0;
   return {
@@ -26,8 +25,7 @@ export const createStoredFileCache = <Row extends StoredFile>(maxBytes: number, 
       }
       return row;
     },
-    put: (row: Row): void => {
-      const key = keyOf(row);
+    put: (key: string, row: Row): void => {
       if (row.byteSize > maxBytes || entries.has(key) || !row.content) return;
       entries.set(key, copyOf(row));
       bytes += row.byteSize;
@@ -41,12 +39,4 @@ export const createStoredFileCache = <Row extends StoredFile>(maxBytes: number, 
     size: () => ({ entries: entries.size, bytes }),
   };
 };
-
-/** Stored PDFs in memory, by invoice. */
-export const createPdfCache = (maxBytes: number) =>
-  createStoredFileCache<InvoicePdfRow>(
-    maxBytes,
-    (row) => row.invoiceId,
-    ({ invoiceId, workspaceId, number, templateVersion, sha256, byteSize, content, renderedAt }) => ({ invoiceId, workspaceId, number, templateVersion, sha256, byteSize, content, renderedAt }),
-  );
-export type PdfCache = ReturnType<typeof createPdfCache>;
+export type StoredFileCache<Row extends StoredFile> = ReturnType<typeof createStoredFileCache<Row>>;

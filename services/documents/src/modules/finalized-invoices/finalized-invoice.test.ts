@@ -3,8 +3,9 @@ import { BILLING_SUBJECTS, type EventEnvelope, type Invoice } from '@invoicing/c
 import { systemClock } from '@invoicing/service-kit/clock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
-import { storeFinalizedInvoice } from './invoice-pdf.service.ts';
+import { EINVOICE_SHAPES } from '../../../test/support/einvoice-shapes.ts';
+import { makeInvoice, makeInvoiceOfShape } from '../../../test/support/invoices.ts';
+import { storeFinalizedInvoice } from './store-finalized-invoice.ts';
 
 let sut: DocumentsHarness;
 
@@ -59,6 +60,21 @@ describe('on billing.invoice.finalized', () => {
     expect(again.headers.etag).toBe(download.headers.etag);
     const rows = await sut.orm.em.fork().execute<{ count: string }[]>('select count(*) from documents.invoice_pdfs where workspace_id = ?', [workspaceId]);
     expect(Number(rows[0]!.count)).toBe(1);
+  });
+
+  it('stores every export on billing.invoice.finalized, once', async () => {
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
+    const workspaceId = newWorkspace();
+    const invoice = makeInvoiceOfShape(EINVOICE_SHAPES[2]!);
+    const event = finalizedEvent(workspaceId, invoice);
+    expect(await handle(event)).toBe('stored');
+    expect(await handle({ ...event, id: randomUUID() })).toBe('stored-already');
+    const rows = await sut.orm.em.fork().execute<{ kind: string; rendered_at: Date }[]>('select kind, rendered_at from documents.invoice_exports where workspace_id = ? order by kind', [workspaceId]);
+    expect(rows.map((row) => row.kind)).toEqual(['cii-en16931', 'cii-xrechnung', 'facturx', 'ubl-en16931', 'ubl-xrechnung']);
+    // Served from the store: billing is never asked for the invoice.
+    const calls = sut.billing.calls.length;
+    expect((await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=cii`)).statusCode).toBe(200);
+    expect(sut.billing.calls.length).toBe(calls);
   });
 
   it('skips an event that breaks the contract instead of failing on it for ever', async () => {

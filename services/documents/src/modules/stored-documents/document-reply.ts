@@ -1,6 +1,5 @@
-import { PDF_CONTENT_TYPE } from '@invoicing/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { contentDispositionOf, etagOf, ifNoneMatchHits } from './invoice-pdf.domain.ts';
+import { contentDispositionOf, etagOf, ifNoneMatchHits } from './stored-document.domain.ts';
 
 /** What a stored document answer needs: its digest, its bytes, and the invoice number that names the file. */
 export interface StoredDocument {
@@ -27,6 +26,3 @@ export const replyWithDocument = (
   reply.type(contentType).header('content-disposition', contentDispositionOf(document.number, extension));
   return document.content;
 };
-
-export const replyWithPdf = (request: FastifyRequest, reply: FastifyReply, pdf: StoredDocument): FastifyReply | Buffer =>
-  replyWithDocument(request, reply, pdf, { contentType: PDF_CONTENT_TYPE, extension: 'pdf' });
