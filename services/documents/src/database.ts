@@ -1,4 +1,5 @@
 import { openDatabase, type Orm } from '@invoicing/service-kit';
+import type { EntityDatabase } from '@invoicing/service-kit/typed-sql';
 import { Migration20261123300000CreateDocuments } from './migrations/Migration20261123300000CreateDocuments.ts';
 import { Migration20261202300000OutboxClaims } from './migrations/Migration20261202300000OutboxClaims.ts';
 import { Migration20261210300000InvoiceExports } from './migrations/Migration20261210300000InvoiceExports.ts';
@@ -9,6 +10,9 @@ import { InvoicePdfEntity } from './modules/invoice-pdfs/invoice-pdf.entity.ts';
 export const DOCUMENTS_SCHEMA = 'documents';
 
 export const ENTITIES = [InvoicePdfEntity, InvoiceExportEntity];
+
+/** Documents' tables for `sqlOf`, in the schema's names, typed from the entities. */
+export type DocumentsDatabase = EntityDatabase<(typeof ENTITIES)[number]>;
 
 /** Applied in this order; never generated from the entities. */
 export const MIGRATIONS = [

@@ -1,4 +1,6 @@
+import { entityColumns, sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DocumentsDatabase } from '../../database.ts';
 import { InvoiceExportEntity, type ExportKind, type InvoiceExportRow } from './invoice-export.entity.ts';
 
 export const invoiceExportRepository = (em: EntityManager) => ({
@@ -12,8 +14,13 @@ export const invoiceExportRepository = (em: EntityManager) => ({
 
   /** Stores the export unless one of its kind is stored already (a concurrent writer won); reports whether it stored. */
   addIfAbsent: async (row: InvoiceExportRow): Promise<boolean> => {
-    const result = await em.createQueryBuilder(InvoiceExportEntity).insert(row).onConflict(['invoiceId', 'kind']).ignore().execute('run');
-    return result.affectedRows > 0;
+    const stored = await sqlOf<DocumentsDatabase>(em)
+      .insertInto('invoice_exports')
+      .values(entityColumns(em, InvoiceExportEntity, row))
+      .onConflict((oc) => oc.columns(['invoice_id', 'kind']).doNothing())
+      .returning('invoice_id')
+      .execute();
+    return stored.length > 0;
   },
 });
 

@@ -1,4 +1,6 @@
+import { entityColumns, sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DocumentsDatabase } from '../../database.ts';
 import { InvoicePdfEntity, type InvoicePdfRow } from './invoice-pdf.entity.ts';
 
 export const invoicePdfRepository = (em: EntityManager) => ({
@@ -11,8 +13,13 @@ export const invoicePdfRepository = (em: EntityManager) => ({
 
   /** Stores the PDF unless one is stored already for the invoice (a concurrent render won); reports whether it stored. */
   addIfAbsent: async (row: InvoicePdfRow): Promise<boolean> => {
-    const result = await em.createQueryBuilder(InvoicePdfEntity).insert(row).onConflict('invoiceId').ignore().execute('run');
-    return result.affectedRows > 0;
+    const stored = await sqlOf<DocumentsDatabase>(em)
+      .insertInto('invoice_pdfs')
+      .values(entityColumns(em, InvoicePdfEntity, row))
+      .onConflict((oc) => oc.column('invoice_id').doNothing())
+      .returning('invoice_id')
+      .execute();
+    return stored.length > 0;
   },
 });
 
