@@ -1,7 +1,7 @@
 // The kit's own statements (the outbox and keyed writes every service shares), for its committed
 // SQL. They run on billing's schema, which has both tables; the statements name whichever schema
 // their service gives.
-import { addToOutbox, KeyedWrites, migrateDatabase, OutboxRelay, pingDatabase } from '@invoicing/service-kit';
+import { addToOutbox, KeyedWrites, OutboxRelay, pingDatabase } from '@invoicing/service-kit';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { BILLING_SCHEMA, openBillingDatabase } from '../../services/billing/src/database.ts';
@@ -15,8 +15,7 @@ const relay = (orm: Parameters<typeof pingDatabase>[0]) => new OutboxRelay({ orm
 
 export const KIT_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'packages/service-kit',
-  open: openBillingDatabase,
-  migrate: (orm, url) => migrateDatabase(orm, BILLING_SCHEMA, url),
+  database: { schema: BILLING_SCHEMA, open: openBillingDatabase },
   repositories: [
     moduleExamples('src/events/outbox.sql', 'addToOutbox and OutboxRelay (events/outbox.ts)', {
       addToOutbox: (em) => em.transactional((tx) => addToOutbox(tx, BILLING_SCHEMA, makeEnvelope({ id: '00000000-0000-4000-8000-000000000006', workspace_id: WORKSPACE }))),

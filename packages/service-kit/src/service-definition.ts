@@ -52,6 +52,14 @@ export interface ServiceDefinition<Config extends ListenSettings = ListenSetting
   create(config: Config, deps: ServiceDeps): Promise<Unit>;
   /** Applies the service's migrations to the database its settings name, then returns. */
   migrate(env: NodeJS.ProcessEnv): Promise<void>;
+  /** The schema it owns, and how its ORM opens (for tools that work on its database, such as the committed SQL). */
+  readonly database: DatabaseSpec;
+}
+
+/** A service's schema, and how its ORM opens (without connecting: a host starts before PostgreSQL may answer). */
+export interface DatabaseSpec {
+  schema: string;
+  open: (url: string, poolSize: number) => Promise<Orm>;
 }
 
 /** What `build` gets: the assembled parts, with the service's settings, its host's bus and its clock. */
@@ -61,8 +69,7 @@ export interface ServiceSpec<Config extends ServiceSettings, Built extends Servi
   name: string;
   /** Its settings from the environment; throws ConfigError, which the hosts turn into one line. */
   loadConfig: (env: NodeJS.ProcessEnv) => Config;
-  /** The schema it owns, and how its ORM opens (without connecting: a host starts before PostgreSQL may answer). */
-  database: { schema: string; open: (url: string, poolSize: number) => Promise<Orm> };
+  database: DatabaseSpec;
   /** Whether it publishes or consumes events (default: no). One that does not never connects to NATS, and its readiness asks no bus. */
   usesEvents?: boolean;
   /** For services that publish events: their outbox, relayed to the bus. */
@@ -87,6 +94,7 @@ export const defineService = <Config extends ServiceSettings, Built extends Serv
     name,
     usesEvents,
     loadConfig,
+    database,
     create: (config, { bus, logger, clock = systemClock }) =>
       assembleService<Built, Outbox>(
         {

@@ -12,6 +12,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { migrateDatabase } from '@invoicing/service-kit/database';
 import pg from 'pg';
 import { format } from 'sql-formatter';
 
@@ -27,12 +28,12 @@ export interface RepositorySqlExamples {
   methods: Record<string, Example>;
 }
 
-/** A service's repositories, and how to open and fill its database for their examples. */
+/** A service's repositories, and the database their examples run on. */
 export interface ServiceSqlExamples {
-  /** The service's folder, relative to the repository root (`services/billing`). */
+  /** The folder the files are in, relative to the repository root (`services/billing`). */
   folder: string;
-  open: (url: string, poolSize: number) => Promise<MikroORM>;
-  migrate: (orm: MikroORM, url: string) => Promise<void>;
+  /** The schema whose migrations make the examples' database, and how the service's ORM opens (its definition's `database`). */
+  database: { schema: string; open: (url: string, poolSize: number) => Promise<MikroORM> };
   repositories: RepositorySqlExamples[];
 }
 
@@ -139,10 +140,10 @@ const entityNamesMissingFromSchema = async (orm: MikroORM, schema: string): Prom
 
 /** Every committed file of a service as its code writes it now, by path relative to the repository root. */
 export const generateServiceSql = async (service: ServiceSqlExamples, databaseUrl: string): Promise<{ files: Map<string, string>; missingFromSchema: string[] }> => {
-  const orm = await service.open(databaseUrl, 1);
+  const orm = await service.database.open(databaseUrl, 1);
   try {
-    await service.migrate(orm, databaseUrl);
-    const missingFromSchema = await entityNamesMissingFromSchema(orm, orm.config.get('schema') ?? 'public');
+    await migrateDatabase(orm, service.database.schema, databaseUrl);
+    const missingFromSchema = await entityNamesMissingFromSchema(orm, service.database.schema);
     const files = new Map<string, string>();
     for (const repository of service.repositories) files.set(join(service.folder, repository.file), await sqlFileText(orm, repository));
     return { files, missingFromSchema };

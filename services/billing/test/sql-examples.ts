@@ -1,6 +1,5 @@
 // Billing's repositories, each method called once with fixed arguments, for the committed SQL
 // beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
-import { migrateDatabase } from '@invoicing/service-kit';
 import { systemClock } from '@invoicing/service-kit/clock';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
@@ -99,8 +98,7 @@ const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-00
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/billing',
-  open: openBillingDatabase,
-  migrate: (orm, url) => migrateDatabase(orm, BILLING_SCHEMA, url),
+  database: { schema: BILLING_SCHEMA, open: openBillingDatabase },
   repositories: [
     repositoryExamples('src/modules/invoices/invoice.repository.sql', 'invoiceRepository (invoice.repository.ts)', invoiceRepository, {
       findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),

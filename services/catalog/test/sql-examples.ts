@@ -6,7 +6,6 @@
 // its price (the foreign key), and the locked change finds the customer `add` stored, so each shows
 // the statements of a write that succeeds.
 import { CreateCustomerBody, CreatePriceBody, CreateProductBody, toPublicId } from '@invoicing/contracts';
-import { migrateDatabase } from '@invoicing/service-kit';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { CATALOG_SCHEMA, openCatalogDatabase } from '../src/database.ts';
 import { newCustomer } from '../src/modules/customers/customer.domain.ts';
@@ -34,8 +33,7 @@ const price = { ...newPrice(WORKSPACE, CreatePriceBody.parse({ product: PRODUCT,
 
 export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/catalog',
-  open: openCatalogDatabase,
-  migrate: (orm, url) => migrateDatabase(orm, CATALOG_SCHEMA, url),
+  database: { schema: CATALOG_SCHEMA, open: openCatalogDatabase },
   repositories: [
     repositoryExamples('src/modules/customers/customer.repository.sql', 'customerRepository (customer.repository.ts)', customerRepository, {
       findInWorkspace: (customers) => customers.findInWorkspace(WORKSPACE, CUSTOMER),

@@ -1,6 +1,5 @@
 // Documents' repositories, each method called once with fixed arguments, for the committed SQL
 // beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
-import { migrateDatabase } from '@invoicing/service-kit';
 import { repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from '../src/database.ts';
 import { invoiceExportRepository } from '../src/modules/einvoices/invoice-export.repository.ts';
@@ -12,8 +11,7 @@ const stored = { invoiceId: INVOICE, workspaceId: WORKSPACE, number: 'INV-2026-0
 
 export const DOCUMENTS_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/documents',
-  open: openDocumentsDatabase,
-  migrate: (orm, url) => migrateDatabase(orm, DOCUMENTS_SCHEMA, url),
+  database: { schema: DOCUMENTS_SCHEMA, open: openDocumentsDatabase },
   repositories: [
     repositoryExamples('src/modules/invoice-pdfs/invoice-pdf.repository.sql', 'invoicePdfRepository (invoice-pdf.repository.ts)', invoicePdfRepository, {
       findWithContent: (pdfs) => pdfs.findWithContent(WORKSPACE, INVOICE),

@@ -1,6 +1,5 @@
 // The gateway's repositories, each function called once with fixed arguments, for the committed
 // SQL beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
-import { migrateDatabase } from '@invoicing/service-kit';
 import { moduleExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { openGatewayOrm, SCHEMA } from '../src/database.ts';
 import * as apiKeys from '../src/modules/api-keys/api-key.repository.ts';
@@ -12,8 +11,7 @@ const claim = { workspaceId: WORKSPACE, key: 'key-1', lockToken: '00000000-0000-
 
 export const GATEWAY_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/gateway',
-  open: openGatewayOrm,
-  migrate: (orm, url) => migrateDatabase(orm, SCHEMA, url),
+  database: { schema: SCHEMA, open: openGatewayOrm },
   repositories: [
     moduleExamples('src/modules/workspaces/workspace.repository.sql', 'workspace.repository.ts', workspaces, {
       findOrCreateWorkspace: (_, orm) => workspaces.findOrCreateWorkspace(orm, 'demo'),

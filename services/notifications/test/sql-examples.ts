@@ -1,7 +1,6 @@
 // The statements of notifications' repositories, committed beside each as SQL (see
 // packages/testing/src/committed-sql.ts): one example call per method, with fixed arguments, on an
 // empty migrated database. `npm run sql:write` writes the files; tests/boundaries/committed-sql.test.ts compares.
-import { migrateDatabase } from '@invoicing/service-kit';
 import { repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { NOTIFICATIONS_SCHEMA, openNotificationsDatabase } from '../src/database.ts';
 import { deliveryRepository, type AttemptRecord, type ClaimedDelivery } from '../src/modules/deliveries/delivery.repository.ts';
@@ -68,8 +67,7 @@ const endpoint: EndpointRow = {
 
 export const NOTIFICATIONS_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/notifications',
-  open: openNotificationsDatabase,
-  migrate: (orm, url) => migrateDatabase(orm, NOTIFICATIONS_SCHEMA, url),
+  database: { schema: NOTIFICATIONS_SCHEMA, open: openNotificationsDatabase },
   repositories: [
     repositoryExamples('src/modules/deliveries/delivery.repository.sql', 'deliveryRepository (delivery.repository.ts)', deliveryRepository, {
       countPending: (deliveries) => deliveries.countPending(),
