@@ -97,11 +97,11 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
   });
 
   const openApiDocument = JSON.stringify(buildOpenApiDocument({ serverUrl: config.ownOrigin }));
-  registerOperationRoutes(app, {
+  await registerOperationRoutes(app, {
     operations: OPERATIONS,
     upstreams,
     guards,
-    forward: createForwarder({ internalToken: config.INTERNAL_TOKEN, idempotency }),
+    forwarder: createForwarder({ internalToken: config.INTERNAL_TOKEN, idempotency }),
     ownHandlers: { [getOpenApiDocument.operationId]: (_request, reply) => reply.type('application/json').send(openApiDocument) },
   });
   // The reference is public, like the document it reads: limited per client address.

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { freePort } from '@invoicing/testing';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -98,6 +99,24 @@ describe('Idempotency-Key', () => {
     expect(replay.statusCode).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toBe(streamed);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('records the answer to a write without a body (a finalize) whose client left before it came', async () => {
+    const idempotencyKey = randomUUID();
+    fixture.upstream.answerWith(() => ({ status: 200, body: { data: { id: 'in_left', status: 'open' } }, delayMs: 300 }));
+    await fixture.gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.gateway.app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.write(
+      `POST /api/v1/invoices/in_left/finalize HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${idempotencyKey}\r\nContent-Length: 0\r\n\r\n`,
+    );
+    await expect.poll(() => forwardedWith(idempotencyKey).length, { timeout: 2_000, interval: 10 }).toBe(1);
+    socket.destroy();
+
+    const finalize = () => fixture.gateway.app.inject({ method: 'POST', url: '/api/v1/invoices/in_left/finalize', headers: { ...bearer(key), 'idempotency-key': idempotencyKey } });
+    await expect.poll(async () => (await finalize()).headers['idempotent-replayed'], { timeout: 3_000, interval: 100 }).toBe('true');
+    expect((await finalize()).json()).toEqual({ data: { id: 'in_left', status: 'open' } });
     expect(forwardedWith(idempotencyKey)).toHaveLength(1);
   });
 
