@@ -10,6 +10,7 @@ import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
+import { releaseUnsettledClaim } from './modules/idempotency/idempotency.hooks.ts';
 import { createIdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
@@ -52,8 +53,16 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     onChange: (keyId) => keys.evict(keyId),
     onReset: () => keys.clear(),
   });
-  // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
-  const idempotency = createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+  // A request in flight holds its key for a short lease that this gateway renews while the request
+  // runs: the keys of a gateway that died are free again within IDEMPOTENCY_LEASE_MS.
+  const idempotency = createIdempotencyService(orm, {
+    leaseMs: config.IDEMPOTENCY_LEASE_MS,
+    // No upstream exchange lasts longer, whatever becomes of its request.
+    maxHoldMs: 2 * config.UPSTREAM_TIMEOUT_MS,
+    ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+    onRenewalError: (error) => app.log.warn({ err: error }, 'could not renew the leases of idempotency keys in flight'),
+  });
+  app.addHook('onClose', async () => idempotency.close());
   const upstreams = createUpstreams(config, OPERATIONS);
 
   app.decorateRequest('principal', null);
@@ -71,7 +80,7 @@ export const buildApp = async ({ config, orm, logger }: GatewayDeps) => {
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
   const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
-  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency) };
+  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency), releaseUnsettledKey: releaseUnsettledClaim(idempotency) };
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');

@@ -23,11 +23,11 @@ export interface OperationRoutesOptions {
  */
 export const registerOperationRoutes = async (app: FastifyInstance, { operations, upstreams, guards, forwarder, ownHandlers }: OperationRoutesOptions): Promise<void> => {
   for (const operation of operations) {
-    const { onRequest, preHandler } = routeHooksOf(operation, guards);
+    const { onRequest, preHandler, onSend } = routeHooksOf(operation, guards);
     if (operation.service === 'gateway') {
       const handler = ownHandlers[operation.operationId];
       if (!handler) throw new Error(`The gateway has no handler for ${operation.operationId}`);
-      app.route({ method: operation.method, url: operation.path, onRequest, preHandler, handler });
+      app.route({ method: operation.method, url: operation.path, onRequest, preHandler, onSend, handler });
       continue;
     }
     const upstream = upstreams.get(operation.service);
@@ -35,6 +35,7 @@ export const registerOperationRoutes = async (app: FastifyInstance, { operations
     await app.register(async (scope) => {
       for (const hook of onRequest) scope.addHook('onRequest', hook);
       for (const hook of preHandler) scope.addHook('preHandler', hook);
+      for (const hook of onSend) scope.addHook('onSend', hook);
       await scope.register(httpProxy, { ...forwarder(upstream), routes: [operation.path], httpMethods: [operation.method] });
     });
   }
