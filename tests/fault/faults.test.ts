@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { createInvoicingClient } from '@invoicing/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNothingLostOrDoubled } from './support/expectations.ts';
@@ -138,6 +139,109 @@ describe('faults: nothing is lost or doubled', () => {
     await delay(3_000); // a second event, had the pay run twice, would be on its way by now
     const paidEvents = [...receiver.countsAt(`/${scenario}`).firstDeliveries.values()].filter((delivery) => delivery.invoiceId === id && delivery.type === 'invoice.paid');
     expect(paidEvents).toHaveLength(1);
+    expectNoUnexpectedExit();
+  });
+
+  it('the gateway SIGKILLed with keyed creates and finalizes in flight: every retry within 10 s gets the original answer', { timeout: 120_000 }, async () => {
+    const scenario = 'gateway-kill-in-flight';
+    const workspace = await beginScenario(scenario);
+    const { api, apiKey, customer, marker } = workspace;
+    const RETRY_BUDGET_MS = 10_000;
+    // The gateway that dies waits for services as long as by default (30 s), as it did when the keys
+    // of a dead gateway stayed held for twice that; the one started after it has the test's settings.
+    await platform.kill('gateway');
+    await platform.restart('gateway', { env: { UPSTREAM_TIMEOUT_MS: '30000' } });
+    const draftIds: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const draft = await api.POST('/api/v1/invoices', {
+        params: { header: { 'Idempotency-Key': randomUUID() } },
+        body: { customer, currency: 'EUR', notes: `${marker}#${index}`, items: [{ description: 'Consulting', unit_amount: 12_000, quantity: 2 }] },
+      });
+      draftIds.push(draft.data!.data.id);
+    }
+    const writes = [
+      ...draftIds.map((id) => ({ key: randomUUID(), path: `/api/v1/invoices/${id}/finalize`, body: undefined })),
+      ...[3, 4, 5].map((index) => ({
+        key: randomUUID(),
+        path: '/api/v1/invoices',
+        body: { customer, currency: 'EUR', notes: `${marker}#${index}`, items: [{ description: 'Travel', unit_amount: 4_550, quantity: 1 }] },
+      })),
+    ];
+
+    // Half of the writes have been answered by billing (committed) when the gateway dies; the other
+    // half reach billing only after it died, as a request still on its way would.
+    let killGateway!: () => void;
+    const gatewayKilled = new Promise<void>((resolve) => (killGateway = resolve));
+    let inFlight = 0;
+    const counted = () => void (inFlight += 1);
+    const originals = writes.map((write, index) =>
+      platform.interposer.trapNext(
+        (request) => request.headers['x-idempotency-key'] === write.key,
+        async () => {
+          if (index % 2 === 0) counted();
+          await gatewayKilled;
+        },
+        index % 2 === 0 ? {} : { beforeForward: () => (counted(), gatewayKilled) },
+      ),
+    );
+
+    let killedAt = Number.POSITIVE_INFINITY;
+    /** A client that retries the same request under the same key, for RETRY_BUDGET_MS after the gateway died. */
+    const sendUntilAnswered = async ({ key, path, body }: (typeof writes)[number]) => {
+      let attempts = 0;
+      for (;;) {
+        attempts += 1;
+        const answer = await fetch(`${platform.gatewayUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        }).then(
+          async (response) => ({ status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as unknown }),
+          () => undefined,
+        );
+        const retryable = answer === undefined || answer.status === 503 || (answer.status === 409 && (answer.body as { code?: string }).code === 'idempotency_key_in_use');
+        if (!retryable || Date.now() - killedAt > RETRY_BUDGET_MS) return { ...answer, attempts, msAfterKill: Date.now() - killedAt };
+        await delay(200);
+      }
+    };
+    const answers = Promise.all(writes.map(sendUntilAnswered));
+
+    expect(await waitUntil(() => inFlight === writes.length, 15_000)).toBe(true);
+    await platform.kill('gateway');
+    killedAt = Date.now();
+    killGateway();
+    await platform.restart('gateway');
+
+    const answered = await answers;
+    const committed = await Promise.all(originals);
+    console.log(
+      `[fault] ${scenario}: ${answered.map((answer, index) => `${index < 3 ? 'finalize' : 'create'} ${answer.status} after ${answer.msAfterKill} ms (${answer.attempts} attempts)`).join(', ')}`,
+    );
+    // Each retry got what billing committed for its key, answered from billing's own record.
+    expect(answered.map(({ status, replayed, body }) => ({ status, replayed, body }))).toEqual(
+      committed.map(({ status, body }) => ({ status, replayed: 'true', body: JSON.parse(body) as unknown })),
+    );
+    expect(committed.map(({ status }) => status)).toEqual([200, 200, 200, 201, 201, 201]);
+    expect(answered.every(({ msAfterKill }) => msAfterKill <= RETRY_BUDGET_MS)).toBe(true);
+
+    // Nothing happened twice: six invoices, three numbers, each taken once.
+    const database = new pg.Client({ connectionString: platform.databaseUrl });
+    await database.connect();
+    try {
+      const { rows: invoices } = await database.query<{ number: string | null }>('select number from billing.invoices where workspace_id = $1', [workspace.workspaceId]);
+      const { rows: series } = await database.query<{ taken: string }>('select coalesce(sum(last_value), 0) as taken from billing.number_series where workspace_id = $1', [
+        workspace.workspaceId,
+      ]);
+      const numbers = invoices.flatMap(({ number }) => (number === null ? [] : [number]));
+      expect({ invoices: invoices.length, numbers: numbers.length, distinctNumbers: new Set(numbers).size, numbersTaken: Number(series[0]!.taken) }).toEqual({
+        invoices: 6,
+        numbers: 3,
+        distinctNumbers: 3,
+        numbersTaken: 3,
+      });
+    } finally {
+      await database.end();
+    }
     expectNoUnexpectedExit();
   });
 

@@ -10,6 +10,7 @@ import { listenForApiKeyChanges } from './modules/api-keys/api-key.listener.ts';
 import { findActiveKey } from './modules/api-keys/api-key.repository.ts';
 import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
+import { releaseUnsettledClaim } from './modules/idempotency/idempotency.hooks.ts';
 import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
@@ -25,17 +26,26 @@ export interface GatewayDeps {
   logger?: FastifyServerOptions['logger'];
   /** Throws when the database does not answer; default: a query on `orm`. `/readyz` also asks the awaited upstreams. */
   checkReadiness?: () => Promise<void>;
-  /** The Idempotency-Key records; default: `gatewayIdempotency(config, orm)`. */
+  /** The Idempotency-Key records; default: `gatewayIdempotency(config, orm, app.log)`. The app closes them. */
   idempotency?: IdempotencyService;
 }
 
 const KEY_CACHE_MAX_ENTRIES = 10_000;
 const PURGE_INTERVAL_MS = 15 * 60_000;
 
-/** The gateway's Idempotency-Key records, on its settings. */
-export const gatewayIdempotency = (config: GatewayConfig, orm: Orm): IdempotencyService =>
-  // An in-flight request holds its key twice as long as the longest upstream wait, then a retry may take over.
-  createIdempotencyService(orm, { leaseMs: 2 * config.UPSTREAM_TIMEOUT_MS, ttlHours: config.IDEMPOTENCY_TTL_HOURS });
+/**
+ * The gateway's Idempotency-Key records, on its settings. A request in flight holds its key for a
+ * short lease that this gateway renews while the request runs: the keys of a gateway that died are
+ * free again within IDEMPOTENCY_LEASE_MS.
+ */
+export const gatewayIdempotency = (config: GatewayConfig, orm: Orm, log: Pick<FastifyBaseLogger, 'warn'>): IdempotencyService =>
+  createIdempotencyService(orm, {
+    leaseMs: config.IDEMPOTENCY_LEASE_MS,
+    // No upstream exchange lasts longer, whatever becomes of its request.
+    maxHoldMs: 2 * config.UPSTREAM_TIMEOUT_MS,
+    ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+    onRenewalError: (error) => log.warn({ err: error }, 'could not renew the leases of idempotency keys in flight'),
+  });
 
 /**
  * Deletes expired Idempotency-Key records once started (a worker of the service: after its
@@ -56,7 +66,7 @@ export const idempotencyPurge = (idempotency: IdempotencyService, log: FastifyBa
  * without one), enforces Idempotency-Keys, serves the OpenAPI document and proxies every other
  * operation to its service.
  */
-export const buildApp = async ({ config, orm, logger, checkReadiness = () => pingDatabase(orm), idempotency = gatewayIdempotency(config, orm) }: GatewayDeps) => {
+export const buildApp = async ({ config, orm, logger, checkReadiness = () => pingDatabase(orm), idempotency: givenIdempotency }: GatewayDeps) => {
   const app = Fastify({
     ...baseServerOptions(logger),
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
@@ -75,6 +85,8 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
     onChange: (keyId) => keys.evict(keyId),
     onReset: () => keys.clear(),
   });
+  const idempotency = givenIdempotency ?? gatewayIdempotency(config, orm, app.log);
+  app.addHook('onClose', async () => idempotency.close());
   const upstreams = createUpstreams(config, OPERATIONS);
 
   app.decorateRequest('principal', null);
@@ -92,7 +104,7 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
   const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
-  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency) };
+  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency), releaseUnsettledKey: releaseUnsettledClaim(idempotency) };
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
@@ -118,11 +130,11 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
   });
 
   const openApiDocument = JSON.stringify(buildOpenApiDocument({ serverUrl: config.ownOrigin }));
-  registerOperationRoutes(app, {
+  await registerOperationRoutes(app, {
     operations: OPERATIONS,
     upstreams,
     guards,
-    forward: createForwarder({ internalToken: config.INTERNAL_TOKEN, idempotency }),
+    forwarder: createForwarder({ internalToken: config.INTERNAL_TOKEN, idempotency }),
     ownHandlers: { [getOpenApiDocument.operationId]: (_request, reply) => reply.type('application/json').send(openApiDocument) },
   });
   // The reference is public, like the document it reads: limited per client address.

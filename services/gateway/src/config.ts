@@ -20,6 +20,9 @@ export const GatewaySettings = z
     REDIS_URL: redisUrlSetting,
     REDIS_KEY_PREFIX: redisKeyPrefixSetting,
     IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (records are kept at least a day)').default(24),
+    IDEMPOTENCY_LEASE_MS: milliseconds(5_000, 1_000).describe(
+      'How long a request in flight holds its Idempotency-Key unless its gateway renews the hold (every third of it while the request runs): the keys of a gateway that died are free again within this time.',
+    ),
     UPSTREAM_TIMEOUT_MS: milliseconds(30_000, 100).describe('Longest wait for an upstream response before a 503.'),
     API_KEY_CACHE_TTL_MS: milliseconds(30_000, 0).describe('Backstop for key changes whose notice was missed.'),
     TRUST_PROXY: trustProxySetting,

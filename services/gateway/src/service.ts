@@ -9,7 +9,8 @@ export const gatewayService = defineService({
   loadConfig,
   database: { schema: SCHEMA, open: openGatewayOrm },
   build: async ({ config, orm, logger, checkReadiness }) => {
-    const idempotency = gatewayIdempotency(config, orm);
+    // Renewal errors can only come once requests run, when `app` is there to log them.
+    const idempotency = gatewayIdempotency(config, orm, { warn: (...args: Parameters<typeof app.log.warn>) => app.log.warn(...args) });
     const app = await buildApp({ config, orm, logger, checkReadiness, idempotency });
     return { app, workers: [idempotencyPurge(idempotency, app.log)] };
   },

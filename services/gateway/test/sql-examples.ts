@@ -23,6 +23,7 @@ export const GATEWAY_SQL_EXAMPLES: ServiceSqlExamples = {
     moduleExamples('src/modules/idempotency/idempotency.repository.sql', 'idempotency.repository.ts', idempotency, {
       claimKey: (_, orm) => idempotency.claimKey(orm, { workspaceId: WORKSPACE, key: claim.key, fingerprint: 'f'.repeat(64), leaseMs: 5_000, ttlHours: 24 }),
       completeClaim: (_, orm) => idempotency.completeClaim(orm, claim, { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') }),
+      renewClaims: (_, orm) => idempotency.renewClaims(orm, [claim, { ...claim, key: 'key-2' }], 5_000),
       releaseClaim: (_, orm) => idempotency.releaseClaim(orm, claim),
       purgeExpiredRecords: (_, orm) => idempotency.purgeExpiredRecords(orm, 24),
     }),

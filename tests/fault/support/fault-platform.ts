@@ -9,9 +9,9 @@ import { startInterposer, type Interposer } from './interposer.ts';
 
 /**
  * Settings that make faults cheap to ride out: short deadlines and schedules, so a test waits
- * seconds where production would wait minutes. The gateway holds an in-flight Idempotency-Key for
- * 2 × UPSTREAM_TIMEOUT_MS after its process died, so retries see 409 idempotency_key_in_use for
- * up to 6 s.
+ * seconds where production would wait minutes. The gateway's leases of Idempotency-Keys in flight
+ * keep their default (IDEMPOTENCY_LEASE_MS, 5 s): after its process died, retries see 409
+ * idempotency_key_in_use for up to 5 s, as they would in production.
  */
 export const FAULT_SETTINGS: Readonly<Record<string, string>> = {
   WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
@@ -78,8 +78,8 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
   const unexpectedExits: UnexpectedExit[] = [];
   let stopping = false;
 
-  const launch = async (name: string, { waitUntilReady = true } = {}): Promise<void> => {
-    const child = new ServiceProcess(name, ports[name]!, environmentOf(name), sink);
+  const launch = async (name: string, { waitUntilReady = true, env = {} }: { waitUntilReady?: boolean; env?: Readonly<Record<string, string>> } = {}): Promise<void> => {
+    const child = new ServiceProcess(name, ports[name]!, { ...environmentOf(name), ...env }, sink);
     running.set(name, child);
     void child.exited.then((exit) => {
       if (!killed.has(child) && !stopping) unexpectedExits.push({ name, exit, at: Date.now() });
@@ -133,10 +133,11 @@ export const startFaultPlatform = async ({ extraEnv = {} }: { extraEnv?: Readonl
     urls: Object.fromEntries(names.map((name) => [name, urlOf(name)])) as Readonly<Record<string, string>>,
     kill,
     /**
-     * Starts a killed (or crashed) service again on its port with its environment; resolves when
-     * it is ready, or at once with `waitUntilReady: false` (when its database or NATS is away).
+     * Starts a killed (or crashed) service again on its port with its environment (and `env` over
+     * it, for this run of the process only); resolves when it is ready, or at once with
+     * `waitUntilReady: false` (when its database or NATS is away).
      */
-    restart: (name: string, options?: { waitUntilReady?: boolean }) => launch(name, options),
+    restart: (name: string, options?: { waitUntilReady?: boolean; env?: Readonly<Record<string, string>> }) => launch(name, options),
     /** Resolves once `name` answers /readyz 200; rejects with its last lines if it exits or takes too long. */
     waitUntilReady: (name: string, timeoutMs = 60_000) => running.get(name)!.waitUntilReady(timeoutMs),
     /** Resolves with how long the restart took until ready (kill excluded). */

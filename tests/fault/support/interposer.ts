@@ -16,6 +16,8 @@ export interface InterposedRequest {
 
 interface Trap {
   matches: (request: InterposedRequest) => boolean;
+  /** Runs once the request has arrived; the service gets it only when this resolves (a request still on its way when the gateway died). */
+  beforeForward?: () => Promise<void>;
   /** Runs once the service has answered (so its transaction has committed), before anything is relayed. */
   beforeRelay: (answer: HeldAnswer) => Promise<void>;
   sprung: (answer: HeldAnswer) => void;
@@ -45,6 +47,7 @@ export const startInterposer = async (targetOrigin: string) => {
     const interposed: InterposedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: incoming.headers };
     const trapIndex = traps.findIndex((trap) => trap.matches(interposed));
     const trap = trapIndex >= 0 ? traps.splice(trapIndex, 1)[0] : undefined;
+    await trap?.beforeForward?.();
     const upstream = forward({
       agent,
       host: target.hostname,
@@ -91,10 +94,11 @@ export const startInterposer = async (targetOrigin: string) => {
     url: `http://127.0.0.1:${port}`,
     /**
      * Traps the next request that `matches`: the service answers it, `beforeRelay` runs, and the
-     * answer is dropped. Resolves with the answer the client never saw.
+     * answer is dropped. Resolves with the answer the client never saw. With `beforeForward`, the
+     * request reaches the service only once that resolves, whatever became of the gateway meanwhile.
      */
-    trapNext: (matches: Trap['matches'], beforeRelay: Trap['beforeRelay']): Promise<HeldAnswer> =>
-      new Promise((sprung) => traps.push({ matches, beforeRelay, sprung })),
+    trapNext: (matches: Trap['matches'], beforeRelay: Trap['beforeRelay'], { beforeForward }: Pick<Trap, 'beforeForward'> = {}): Promise<HeldAnswer> =>
+      new Promise((sprung) => traps.push({ matches, beforeRelay, beforeForward, sprung })),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,6 +4,8 @@ import type { EndpointBehaviour, WebhookReceiver } from './webhook-receiver.ts';
 
 export interface FaultWorkspace {
   api: InvoicingClient;
+  /** The workspace's API key, for a client with a retry policy of its own. */
+  apiKey: string;
   workspaceId: string;
   customer: string;
   /** A marker unique to this workspace, put in every invoice's notes. */
@@ -29,5 +31,5 @@ export const prepareWorkspace = async (
     if (!endpoint.data?.data.secret) throw new Error(`Creating a webhook endpoint answered ${endpoint.response.status}: ${JSON.stringify(endpoint.error)}`);
     receiver.register(path, endpoint.data.data.secret, behaviour);
   }
-  return { api, workspaceId: minted.workspace_id, customer: customer.data.data.id, marker: slug.replace(/[^a-z0-9]/gi, '') };
+  return { api, apiKey: minted.key, workspaceId: minted.workspace_id, customer: customer.data.data.id, marker: slug.replace(/[^a-z0-9]/gi, '') };
 };

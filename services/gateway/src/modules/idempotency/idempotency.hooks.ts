@@ -1,5 +1,5 @@
 import type { Idempotency } from '@invoicing/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { fingerprintOf, idempotencyKeyOf, IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, type RecordedResponse } from './idempotency.domain.ts';
 import type { IdempotencyService } from './idempotency.service.ts';
 
@@ -24,3 +24,19 @@ export const beginIdempotentRequest = async (request: FastifyRequest, reply: Fas
   request.idempotency = { key, claim: outcome.claim };
   return false;
 };
+
+/**
+ * When a write is answered: a claim its answer left held (the request failed before it was
+ * forwarded, say) is released, so a retry need not wait for the lease to end. A forwarded write
+ * records or releases its claim before it answers.
+ */
+export const releaseUnsettledClaim =
+  (idempotency: IdempotencyService): onSendHookHandler =>
+  (request, _reply, payload, done) => {
+    const claim = request.idempotency?.claim;
+    if (claim === undefined || !idempotency.isHeld(claim)) return done(null, payload);
+    idempotency
+      .release(claim)
+      .catch((error: unknown) => request.log.error({ err: error }, 'could not release an idempotency key'))
+      .then(() => done(null, payload));
+  };

@@ -75,6 +75,13 @@ where
   and "key" = $8
   and "lock_token" = $9;
 
+-- renewClaims
+update "gateway"."idempotency_records"
+set
+  "locked_until" = now() + $1::double precision * interval '1 millisecond'
+where
+  ("workspace_id", "key", "lock_token") in (($2, $3, $4), ($5, $6, $7));
+
 -- releaseClaim
 delete from "gateway"."idempotency_records"
 where

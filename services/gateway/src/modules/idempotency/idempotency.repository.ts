@@ -131,6 +131,15 @@ export const completeClaim = async (orm: Orm, claim: Claim, response: RecordedRe
     .execute();
 };
 
+/** Extends the leases of claims still held (neither completed, released nor taken over) to `leaseMs` from now. */
+export const renewClaims = async (orm: Orm, claims: readonly Claim[], leaseMs: number): Promise<void> => {
+  await sqlOf<GatewayDatabase>(orm.em)
+    .updateTable('idempotency_records')
+    .set({ locked_until: nowPlus(leaseMs, 'millisecond') })
+    .where((eb) => eb(eb.refTuple('workspace_id', 'key', 'lock_token'), 'in', claims.map((claim) => eb.tuple(claim.workspaceId, claim.key, claim.lockToken))))
+    .execute();
+};
+
 /** Frees the key for a retry (the request failed without an outcome worth keeping). */
 export const releaseClaim = async (orm: Orm, claim: Claim): Promise<void> => {
   await sqlOf<GatewayDatabase>(orm.em)

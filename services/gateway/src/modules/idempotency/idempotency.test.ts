@@ -1,20 +1,26 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '@invoicing/testing';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
+import { loadConfig } from '../../config.ts';
+import { bearer, INTERNAL_TOKEN, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
 import { fingerprintOf } from './idempotency.domain.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 
 let key: string;
 let workspaceId: string;
 
-// Notifications is left at an address where nothing listens.
+// Notifications is left at an address where nothing listens. Leases are short here (renewed
+// every third of a second), so a test sees a request outlast several of them.
+const LEASE_MS = 1_000;
 const fixture = useGatewayBehindRecorder(async (upstreamUrl) => ({
   CATALOG_URL: upstreamUrl,
   BILLING_URL: upstreamUrl,
   NOTIFICATIONS_URL: `http://127.0.0.1:${await freePort()}`,
+  IDEMPOTENCY_LEASE_MS: String(LEASE_MS),
 }));
 
 beforeAll(async () => {
@@ -98,6 +104,24 @@ describe('Idempotency-Key', () => {
     expect(replay.statusCode).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toBe(streamed);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('records the answer to a write without a body (a finalize) whose client left before it came', async () => {
+    const idempotencyKey = randomUUID();
+    fixture.upstream.answerWith(() => ({ status: 200, body: { data: { id: 'in_left', status: 'open' } }, delayMs: 300 }));
+    await fixture.gateway.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = fixture.gateway.app.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.write(
+      `POST /api/v1/invoices/in_left/finalize HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: ${idempotencyKey}\r\nContent-Length: 0\r\n\r\n`,
+    );
+    await expect.poll(() => forwardedWith(idempotencyKey).length, { timeout: 2_000, interval: 10 }).toBe(1);
+    socket.destroy();
+
+    const finalize = () => fixture.gateway.app.inject({ method: 'POST', url: '/api/v1/invoices/in_left/finalize', headers: { ...bearer(key), 'idempotency-key': idempotencyKey } });
+    await expect.poll(async () => (await finalize()).headers['idempotent-replayed'], { timeout: 3_000, interval: 100 }).toBe('true');
+    expect((await finalize()).json()).toEqual({ data: { id: 'in_left', status: 'open' } });
     expect(forwardedWith(idempotencyKey)).toHaveLength(1);
   });
 
@@ -230,9 +254,73 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('the lease of a key in flight', () => {
+  const leaseOf = async (idempotencyKey: string) => {
+    const { rows } = await sql<{ remaining_ms: string }>`select extract(epoch from locked_until - now()) * 1000 as remaining_ms
+      from gateway.idempotency_records where key = ${idempotencyKey}`.execute(fixture.gateway.orm.em.getKysely());
+    return Number(rows[0]?.remaining_ms);
+  };
+
+  it('is renewed while the service works on the request: long after its first lease a retry still gets 409 in use', async () => {
+    const idempotencyKey = randomUUID();
+    fixture.upstream.answerWith(() => ({ status: 201, body: { data: { id: 'cus_slower_than_a_lease' } }, delayMs: 3 * LEASE_MS }));
+    const first = createCustomer({ name: 'Ada' }, idempotencyKey);
+    await expect.poll(() => forwardedWith(idempotencyKey).length, { timeout: 2_000, interval: 10 }).toBe(1);
+
+    await delay(2 * LEASE_MS);
+    const remainingMs = await leaseOf(idempotencyKey);
+    const retry = await createCustomer({ name: 'Ada' }, idempotencyKey);
+
+    expect(remainingMs).toBeGreaterThan(0);
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json().code).toBe('idempotency_key_in_use');
+    expect((await first).statusCode).toBe(201);
+    const replay = await createCustomer({ name: 'Ada' }, idempotencyKey);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(forwardedWith(idempotencyKey)).toHaveLength(1);
+  });
+
+  it('ends within 5 s (the default lease) once its gateway stops renewing it, as when that gateway died; a retry then takes the key over', { timeout: 20_000 }, async () => {
+    const { IDEMPOTENCY_LEASE_MS: leaseMs } = loadConfig({ INTERNAL_TOKEN });
+    const settings = { leaseMs, maxHoldMs: 60_000, ttlHours: 24 };
+    const [dying, survivor] = [createIdempotencyService(fixture.gateway.orm, settings), createIdempotencyService(fixture.gateway.orm, settings)];
+    const [idempotencyKey, fingerprint] = [randomUUID(), fingerprintOf('POST', '/api/v1/customers', { name: 'Ada' })];
+    const retry = () => survivor.begin(workspaceId, idempotencyKey, fingerprint);
+
+    expect((await dying.begin(workspaceId, idempotencyKey, fingerprint)).kind).toBe('claimed');
+    await delay(leaseMs + 1_000);
+    await expect(retry()).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
+
+    dying.close();
+    const stoppedAt = Date.now();
+    let taken: Awaited<ReturnType<typeof retry>> | undefined;
+    while (taken === undefined && Date.now() - stoppedAt < leaseMs + 2_000) {
+      taken = await retry().catch(() => delay(100).then(() => undefined));
+    }
+    const freedAfterMs = Date.now() - stoppedAt;
+
+    expect(leaseMs).toBe(5_000);
+    expect(taken?.kind).toBe('claimed');
+    expect(freedAfterMs).toBeLessThanOrEqual(leaseMs + 250);
+    if (taken?.kind === 'claimed') await survivor.release(taken.claim);
+  });
+
+  it('is released at once when the write is refused before it is forwarded: the same request gets the same answer, not 409 in use', async () => {
+    const idempotencyKey = randomUUID();
+    const traversal = () => fixture.gateway.app.inject({ method: 'POST', url: '/api/v1/invoices/in_1%2F..%2Fin_2/finalize', headers: { ...bearer(key), 'idempotency-key': idempotencyKey } });
+
+    const first = await traversal();
+    const again = await traversal();
+
+    expect(first.statusCode).toBe(400);
+    expect(again.statusCode).toBe(400);
+    expect(forwardedWith(idempotencyKey)).toHaveLength(0);
+  });
+});
+
 describe('purging idempotency records', () => {
   it('removes records past their time to live and keeps the recent ones', async () => {
-    const sut = createIdempotencyService(fixture.gateway.orm, { leaseMs: 60_000, ttlHours: 24 });
+    const sut = createIdempotencyService(fixture.gateway.orm, { leaseMs: 5_000, maxHoldMs: 60_000, ttlHours: 24 });
     const [old, recent] = [randomUUID(), randomUUID()];
     await createCustomer({ name: 'Old' }, old);
     await createCustomer({ name: 'Recent' }, recent);

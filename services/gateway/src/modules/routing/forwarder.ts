@@ -1,85 +1,124 @@
+import type { FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { AppError } from '@invoicing/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
 import { isRecordable, replayableHeaders } from '../idempotency/idempotency.domain.ts';
 import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
-import { exchange, type UpstreamResponse } from './upstream-exchange.ts';
+import { upstreamClientOf, WholeBody } from './upstream-client.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './upstream-headers.ts';
 import type { Upstream } from './upstreams.ts';
 
-// Bodies up to this size are read whole and sent in one write; larger ones (PDFs) are streamed.
-const BUFFERED_BODY_MAX = 64 * 1024;
+type ReplyOptions = NonNullable<FastifyHttpProxyOptions['replyOptions']>;
+/** What reply-from hands `onResponse` (its types call it a ServerResponse; at run time it is this). */
+interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  stream: Readable;
+}
+type ProxyOptions = Pick<
+  FastifyHttpProxyOptions,
+  'upstream' | 'undici' | 'proxyPayloads' | 'disableRequestLogging' | 'internalRewriteLocationHeader' | 'replyOptions' | 'handler'
+>;
 
 const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 
-// A kept-alive connection the upstream closed just as it was reused: a read is safe to send again, once.
-const isStaleConnection = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'UND_ERR_SOCKET';
+/** The whole body: at once when the upstream client gathered it, else read to its end. */
+const readWhole = (stream: Readable): Promise<Buffer> =>
+  stream instanceof WholeBody
+    ? Promise.resolve(stream.bytes)
+    : new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.once('error', reject);
+        stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      });
 
 export interface ForwarderOptions {
   internalToken: string;
   idempotency: IdempotencyService;
 }
 
-export type Forward = (request: FastifyRequest, reply: FastifyReply, upstream: Upstream) => Promise<FastifyReply>;
+/** The options of `@fastify/http-proxy` that forward a route to a service. */
+export type Forwarder = (upstream: Upstream) => ProxyOptions;
 
 /**
- * The one way a request reaches a service: path and query unchanged, the client's headers made
- * into what a service trusts (upstream-headers.ts), a JSON body as the gateway parsed it. A service
- * that cannot be reached, or does not answer within the pool's timeouts, is 503 `unavailable`;
- * what a service answers is relayed as it is. A request under an Idempotency-Key has its whole
- * response read and recorded before it is answered, so the outcome is kept even when the client
- * has gone away; other responses are relayed whole when small and streamed when large.
+ * The one way a request reaches a service: `@fastify/http-proxy` on the service's keep-alive undici
+ * pool, path and query unchanged, the client's headers made into what a service trusts
+ * (upstream-headers.ts), a JSON body as the gateway parsed it. A service that cannot be reached, or
+ * does not answer within the pool's timeouts, is 503 `unavailable`; what a service answers is
+ * relayed as it is. A request under an Idempotency-Key has its whole response read and recorded
+ * before it is answered, so the outcome is kept even when the client has gone away; other
+ * responses are relayed whole when small and streamed when large.
  */
-export const createForwarder = ({ internalToken, idempotency }: ForwarderOptions): Forward => {
-  const send = async (request: FastifyRequest, upstream: Upstream, bufferMax: number): Promise<UpstreamResponse> => {
-    const headers = upstreamRequestHeaders(request, internalToken);
-    let body: string | undefined;
-    if (request.body !== undefined) {
-      body = JSON.stringify(request.body);
-      headers['content-type'] = 'application/json';
-    }
-    const options: Dispatcher.DispatchOptions = { path: request.url, method: request.method as Dispatcher.HttpMethod, headers, body };
-    try {
-      return await exchange(upstream.pool, options, bufferMax);
-    } catch (error) {
-      if (!(isRead(request.method) && isStaleConnection(error))) throw error;
-      return exchange(upstream.pool, options, bufferMax);
-    }
+export const createForwarder = ({ internalToken, idempotency }: ForwarderOptions): Forwarder => {
+  const unavailable = (request: FastifyRequest, keyedDetail: string) =>
+    new AppError('unavailable', request.idempotency === null ? 'The service behind this route is unavailable; retry later.' : keyedDetail);
+
+  /** Answers a 503 in place of an answer whose body could not be read, without the headers copied from it. */
+  const sendUnavailable = (reply: FastifyReply, response: UpstreamResponse, error: unknown, keyedDetail: string) => {
+    reply.request.log.warn({ err: error }, 'upstream response failed');
+    for (const name of Object.keys(downstreamResponseHeaders(response.headers))) reply.removeHeader(name);
+    reply.send(unavailable(reply.request, keyedDetail));
   };
 
-  const unavailable = (request: FastifyRequest, upstream: Upstream, error: unknown, detail: string): AppError => {
-    request.log.warn({ err: error, upstream: upstream.name }, 'upstream request failed');
-    return new AppError('unavailable', detail);
-  };
+  const releaseKey = (request: FastifyRequest) =>
+    idempotency.release(request.idempotency!.claim).catch((error: unknown) => request.log.error({ err: error }, 'could not release an idempotency key'));
 
-  const forwardRecorded = async (request: FastifyRequest, reply: FastifyReply, upstream: Upstream): Promise<FastifyReply> => {
+  const recordThenSend = async (request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse, retryDetail: string) => {
     const { claim } = request.idempotency!;
-    let response: UpstreamResponse;
+    let body: Buffer;
     try {
-      response = await send(request, upstream, Infinity);
+      body = await readWhole(response.stream);
     } catch (error) {
-      await idempotency.release(claim).catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'could not release an idempotency key'));
-      throw unavailable(request, upstream, error, `The ${upstream.name} service is unavailable; retry later with the same Idempotency-Key.`);
+      await releaseKey(request);
+      return sendUnavailable(reply, response, error, retryDetail);
     }
-    const recorded = { status: response.status, headers: replayableHeaders(response.headers), body: response.body as Buffer };
+    const status = response.statusCode;
     try {
-      await (isRecordable(recorded.status) ? idempotency.complete(claim, recorded) : idempotency.release(claim));
+      await (isRecordable(status) ? idempotency.complete(claim, { status, headers: replayableHeaders(response.headers), body }) : idempotency.release(claim));
     } catch (error) {
       // The effect has happened: answer it. The key stays locked until its lease ends.
       request.log.error({ err: error }, 'could not record an idempotent outcome');
     }
-    return reply.code(recorded.status).headers(recorded.headers).send(recorded.body);
+    reply.send(body);
   };
 
-  const forwardRelayed = async (request: FastifyRequest, reply: FastifyReply, upstream: Upstream): Promise<FastifyReply> => {
-    let response: UpstreamResponse;
-    try {
-      response = await send(request, upstream, BUFFERED_BODY_MAX);
-    } catch (error) {
-      throw unavailable(request, upstream, error, 'The service behind this route is unavailable; retry later.');
-    }
-    return reply.code(response.status).headers(downstreamResponseHeaders(response.headers)).send(response.body);
+  return (upstream) => {
+    const retryDetail = `The ${upstream.name} service is unavailable; retry later with the same Idempotency-Key.`;
+    const replyOptions: ReplyOptions = {
+      rewriteRequestHeaders: (request, headers) => upstreamRequestHeaders(request as FastifyRequest, headers, internalToken),
+      rewriteHeaders: (headers) => downstreamResponseHeaders(headers),
+      onResponse: (request, reply, raw) => {
+        const response = raw as unknown as UpstreamResponse;
+        if ((request as FastifyRequest).idempotency !== null) return void recordThenSend(request as FastifyRequest, reply as FastifyReply, response, retryDetail);
+        // A small body comes whole and goes in one write; a long one, or one without a length, streams.
+        reply.send(response.stream instanceof WholeBody ? response.stream.bytes : response.stream);
+      },
+      // The service could not be reached or did not answer in time (reply-from has logged why).
+      onError: (reply) => {
+        const request = reply.request as FastifyRequest;
+        if (request.idempotency === null) return void reply.send(unavailable(request, retryDetail));
+        void releaseKey(request).then(() => reply.send(unavailable(request, retryDetail)));
+      },
+      // A kept-alive connection the service closed just as it was reused: a read is safe to send again, once.
+      retryDelay: ({ err, req, attempt }) =>
+        attempt === 0 && (err as NodeJS.ErrnoException | null)?.code === 'UND_ERR_SOCKET' && isRead((req as unknown as { method: string }).method) ? 1 : null,
+    };
+    return {
+      upstream: upstream.url,
+      undici: upstreamClientOf(upstream.pool) as unknown as FastifyHttpProxyOptions['undici'],
+      // The gateway parses JSON bodies itself (content type, size, fingerprint); the plugin sends them as parsed.
+      proxyPayloads: false,
+      disableRequestLogging: true,
+      // Paths go up unchanged, so the service's Location headers come down unchanged.
+      internalRewriteLocationHeader: false,
+      replyOptions,
+      handler: (request, reply, dest, options) => {
+        // reply-from drops the answer to a request whose client left, and a request whose body
+        // nobody read counts as left: read a keyed write's (empty) body, so its answer is recorded.
+        if (request.idempotency !== null && !request.raw.readableEnded) request.raw.resume();
+        return reply.from(dest, options);
+      },
+    };
   };
-
-  return (request, reply, upstream) => (request.idempotency === null ? forwardRelayed(request, reply, upstream) : forwardRecorded(request, reply, upstream));
 };

@@ -1,6 +1,7 @@
+import httpProxy from '@fastify/http-proxy';
 import type { Operation } from '@invoicing/contracts';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
-import type { Forward } from './forwarder.ts';
+import type { Forwarder } from './forwarder.ts';
 import { routeHooksOf, type RouteGuards } from './route-hooks.ts';
 import type { Upstream, UpstreamName } from './upstreams.ts';
 
@@ -8,7 +9,7 @@ export interface OperationRoutesOptions {
   operations: readonly Operation[];
   upstreams: ReadonlyMap<UpstreamName, Upstream>;
   guards: RouteGuards;
-  forward: Forward;
+  forwarder: Forwarder;
   /** Handlers of the operations the gateway serves itself, by operationId. */
   ownHandlers: Readonly<Record<string, RouteHandlerMethod>>;
 }
@@ -16,20 +17,26 @@ export interface OperationRoutesOptions {
 /**
  * One route per operation of the contract table, with the hooks its entry declares
  * (route-hooks.ts): the gateway's own operations answered here, every other forwarded, path
- * unchanged, to the service that owns it. A GET route answers HEAD as well, with the same hooks.
+ * unchanged, to the service that owns it by `@fastify/http-proxy`, registered for that one method
+ * and path in a scope of its own that carries the operation's hooks. A GET route answers HEAD as
+ * well, with the same hooks.
  */
-export const registerOperationRoutes = (app: FastifyInstance, { operations, upstreams, guards, forward, ownHandlers }: OperationRoutesOptions): void => {
+export const registerOperationRoutes = async (app: FastifyInstance, { operations, upstreams, guards, forwarder, ownHandlers }: OperationRoutesOptions): Promise<void> => {
   for (const operation of operations) {
-    let handler: RouteHandlerMethod;
+    const { onRequest, preHandler, onSend } = routeHooksOf(operation, guards);
     if (operation.service === 'gateway') {
-      const own = ownHandlers[operation.operationId];
-      if (!own) throw new Error(`The gateway has no handler for ${operation.operationId}`);
-      handler = own;
-    } else {
-      const upstream = upstreams.get(operation.service);
-      if (!upstream) throw new Error(`No upstream for service ${operation.service}`);
-      handler = (request, reply) => forward(request, reply, upstream);
+      const handler = ownHandlers[operation.operationId];
+      if (!handler) throw new Error(`The gateway has no handler for ${operation.operationId}`);
+      app.route({ method: operation.method, url: operation.path, onRequest, preHandler, onSend, handler });
+      continue;
     }
-    app.route({ method: operation.method, url: operation.path, ...routeHooksOf(operation, guards), handler });
+    const upstream = upstreams.get(operation.service);
+    if (!upstream) throw new Error(`No upstream for service ${operation.service}`);
+    await app.register(async (scope) => {
+      for (const hook of onRequest) scope.addHook('onRequest', hook);
+      for (const hook of preHandler) scope.addHook('preHandler', hook);
+      for (const hook of onSend) scope.addHook('onSend', hook);
+      await scope.register(httpProxy, { ...forwarder(upstream), routes: [operation.path], httpMethods: [operation.method] });
+    });
   }
 };

@@ -1,5 +1,5 @@
 import { OPERATIONS } from '@invoicing/contracts';
-import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { routeHooksOf, type RouteGuards } from './route-hooks.ts';
 
@@ -9,6 +9,7 @@ const guards: RouteGuards = {
   authenticate: (scope) => named<onRequestHookHandler>(`authenticate ${scope}`),
   limitRate: named<onRequestHookHandler>('rate limit'),
   guardWrite: (rule) => named<preHandlerHookHandler>(`write guard, Idempotency-Key ${rule}`),
+  releaseUnsettledKey: named<onSendHookHandler>('release of an unsettled key'),
 };
 const checks = (hooks: readonly unknown[]) => hooks.map((hook) => (hook as { check: string }).check);
 
@@ -19,6 +20,7 @@ describe('the hooks of each operation, from the contract table', () => {
     const limited = operation.scope === null ? ['rate limit'] : [`authenticate ${operation.scope}`, 'rate limit'];
     expect(checks(sut.onRequest)).toEqual(limited);
     expect(checks(sut.preHandler)).toEqual(operation.method === 'GET' ? [] : [`write guard, Idempotency-Key ${operation.idempotency}`]);
+    expect(checks(sut.onSend)).toEqual(operation.method === 'GET' ? [] : ['release of an unsettled key']);
   });
 
   it('leaves no write without a scope: every write is authenticated before it is guarded', () => {

@@ -1,5 +1,5 @@
 import type { Idempotency, Operation, Scope } from '@invoicing/contracts';
-import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 
 /** The checks a public route may run, each made once for the whole app. */
 export interface RouteGuards {
@@ -9,20 +9,25 @@ export interface RouteGuards {
   limitRate: onRequestHookHandler;
   /** Refuses a body that is not a JSON object, then applies the Idempotency-Key rule. */
   guardWrite: (rule: Idempotency) => preHandlerHookHandler;
+  /** Frees an Idempotency-Key that the answer to a write left claimed. */
+  releaseUnsettledKey: onSendHookHandler;
 }
 
 export interface RouteHooks {
   onRequest: onRequestHookHandler[];
   preHandler: preHandlerHookHandler[];
+  onSend: onSendHookHandler[];
 }
 
 /**
  * The hooks of an operation's route, read from its contract entry: authentication and scope when
  * it has a scope, then the rate limit (after authentication, which names the budget: the key's, or
  * without one the client address's), and for a write the body and Idempotency-Key checks once the
- * body is parsed. Each route carries exactly these, in this order, whatever else is registered.
+ * body is parsed, and as it is answered the release of a key its answer left claimed. Each route
+ * carries exactly these, in this order, whatever else is registered.
  */
 export const routeHooksOf = (operation: Operation, guards: RouteGuards): RouteHooks => ({
   onRequest: operation.scope === null ? [guards.limitRate] : [guards.authenticate(operation.scope), guards.limitRate],
   preHandler: operation.method === 'GET' ? [] : [guards.guardWrite(operation.idempotency)],
+  onSend: operation.method === 'GET' ? [] : [guards.releaseUnsettledKey],
 });

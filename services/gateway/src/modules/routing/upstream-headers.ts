@@ -44,12 +44,12 @@ const copyExcept = (headers: Headers, skipped: ReadonlySet<string>): Headers => 
 };
 
 /**
- * What a service receives: the client's headers, less the hop-by-hop ones and any it may not set,
- * plus the internal token, the caller's workspace and key, the request id and the Idempotency-Key,
- * set by the gateway alone.
+ * What a service receives: the client's headers (as the proxy passes them on), less the hop-by-hop
+ * ones and any it may not set, plus the internal token, the caller's workspace and key, the request
+ * id and the Idempotency-Key, set by the gateway alone.
  */
-export const upstreamRequestHeaders = (request: FastifyRequest, internalToken: string): Headers => {
-  const headers = copyExcept(request.headers, NOT_FORWARDED_UPSTREAM);
+export const upstreamRequestHeaders = (request: FastifyRequest, clientHeaders: Headers, internalToken: string): Headers => {
+  const headers = copyExcept(clientHeaders, NOT_FORWARDED_UPSTREAM);
   headers[INTERNAL_HEADERS.token] = internalToken;
   headers[INTERNAL_HEADERS.requestId] = request.id;
   const { principal, idempotency } = request;
