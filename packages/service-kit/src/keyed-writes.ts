@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PROBLEM_CONTENT_TYPE } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
@@ -80,11 +80,11 @@ export class KeyedWrites {
   }
 
   /**
-   * Inserts outcomes in one statement on `em`'s connection (its transaction, if any); returns one
-   * row per outcome recorded. A record past its time to live is free again, as it is at the gateway.
+   * The insert of outcomes on `db`, in the service's schema: one row returned per outcome recorded.
+   * A record past its time to live is free again, as it is at the gateway.
    */
-  #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
-    return sqlOf<KitDatabase>(em, this.#schema)
+  #insertOn(db: QueryCreator<KitDatabase>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return db
       .insertInto('idempotency_records')
       .values(
         entries.map(({ claim, outcome }) => ({
@@ -108,8 +108,12 @@ export class KeyedWrites {
           }))
           .where('idempotency_records.created_at', '<', this.#expiry()),
       )
-      .returning(sql<number>`1`.as('recorded'))
-      .execute();
+      .returning(sql<number>`1`.as('recorded'));
+  }
+
+  /** Inserts outcomes in one statement on `em`'s connection (its transaction, if any); one row per outcome recorded. */
+  #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return this.#insertOn(sqlOf<KitDatabase>(em, this.#schema), entries).execute();
   }
 
   /**
@@ -123,14 +127,14 @@ export class KeyedWrites {
   }
 
   /**
-   * Records several outcomes in one statement inside `tx`, a transaction the caller runs; how many
-   * were recorded (fewer than given when some key already holds a live outcome, and then the
-   * caller rolls back). Two outcomes for one key in one call are an error.
+   * Records several outcomes as part of a write the caller sends in its own transaction: the
+   * insert, on `db` (a query creator of that transaction, in the schema of these records), to put
+   * in a data-modifying CTE of the write, so the outcomes cost no round trip of their own. It
+   * returns one row per outcome recorded: fewer than given when some key already holds a live
+   * outcome, and then the caller rolls back. Two outcomes for one key in one call are an error.
    */
-  async recordMany(tx: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]): Promise<number> {
-    if (entries.length === 0) return 0;
-    const recorded = await this.#insert(tx, entries);
-    return recorded.length;
+  recordManyIn<DB>(db: QueryCreator<DB>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return this.#insertOn(db as unknown as QueryCreator<KitDatabase>, entries);
   }
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
@@ -183,7 +187,8 @@ export class AlreadyRecorded extends Error {
 /**
  * A keyed write whose handler commits in a transaction it shares with other requests (billing's
  * group commit of finalizes writes many in one) records its outcome in that transaction itself,
- * through this, so the write and its record still commit together or not at all.
+ * through this, so the write and its record still commit together or not at all. The handler gets
+ * it as an argument (registerOperation's `recordsOwnOutcome`), never from ambient state.
  */
 export interface SelfRecordedWrite {
   claim: KeyedWriteClaim;
@@ -193,11 +198,6 @@ export interface SelfRecordedWrite {
   /** Tells that the transaction holding the outcome's record has committed. */
   committed: (outcome: RecordedOutcome) => void;
 }
-
-const selfRecorded = new AsyncLocalStorage<SelfRecordedWrite>();
-
-/** The keyed write the current request runs, when its operation records its own outcome; else undefined. */
-export const selfRecordedWrite = (): SelfRecordedWrite | undefined => selfRecorded.getStore();
 
 const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWriteClaim): Promise<FastifyReply> => {
   const recorded = await writes.find(claim.workspaceId, claim.key);
@@ -221,9 +221,14 @@ const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWrit
  * write (see SelfRecordedWrite). An answer it gave without writing (an invoice already finalized,
  * say) changed nothing, so it is recorded here on its own, as an error outcome is.
  */
-const runSelfRecorded = async (writes: KeyedWrites, claim: KeyedWriteClaim, outcomeOf: (result: unknown) => RecordedOutcome, handle: () => Promise<unknown>): Promise<string> => {
+const runSelfRecorded = async (
+  writes: KeyedWrites,
+  claim: KeyedWriteClaim,
+  outcomeOf: (result: unknown) => RecordedOutcome,
+  handle: (keyed: SelfRecordedWrite) => Promise<unknown>,
+): Promise<string> => {
   let recorded: RecordedOutcome | undefined;
-  const result = await selfRecorded.run({ claim, writes, outcomeOf, committed: (outcome) => void (recorded = outcome) }, handle);
+  const result = await handle({ claim, writes, outcomeOf, committed: (outcome) => void (recorded = outcome) });
   if (recorded) return recorded.body;
   const outcome = outcomeOf(result);
   if (!(await writes.record(claim, outcome))) throw new AlreadyRecorded();
@@ -239,7 +244,8 @@ export const runKeyedWrite = async (
     claim,
     recordsOwnOutcome = false,
   }: { request: FastifyRequest; reply: FastifyReply; orm: Orm; writes: KeyedWrites; claim: KeyedWriteClaim; recordsOwnOutcome?: boolean },
-  handle: () => Promise<unknown>,
+  /** With `recordsOwnOutcome`, called with the keyed write whose outcome it records; else with none. */
+  handle: (keyed?: SelfRecordedWrite) => Promise<unknown>,
 ): Promise<unknown> => {
   const committed: (() => void)[] = [];
   const outcomeOf = (result: unknown): RecordedOutcome => {

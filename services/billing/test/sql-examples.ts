@@ -1,11 +1,12 @@
 // Billing's repositories, each method called once with fixed arguments, for the committed SQL
 // beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
-import { migrateDatabase } from '@invoicing/service-kit';
+import { KeyedWrites, migrateDatabase } from '@invoicing/service-kit';
 import { systemClock } from '@invoicing/service-kit/clock';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
 import { accountRepository } from '../src/modules/account/account.repository.ts';
+import { FINALIZED_PROPERTIES, type FinalizedColumns } from '../src/modules/invoices/finalization.domain.ts';
 import type { InvoiceLineRow, InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
 import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
 import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
@@ -96,6 +97,8 @@ const entry: TimelineEntryRow = {
 
 const event = makeEnvelope({ id: '00000000-0000-4000-8000-000000000006', workspace_id: WORKSPACE });
 const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-0001', numberFormat: SERIES.format, numberPeriod: SERIES.period, numberSequence: 1 };
+const finalizedColumns = Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, finalized[property]])) as FinalizedColumns;
+const claim = { workspaceId: WORKSPACE, key: 'key-1', fingerprint: 'f'.repeat(64) };
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/billing',
@@ -108,10 +111,17 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       insertDraft: (invoices) => invoices.insertDraft(invoice, [line], entry, event),
       changeWhileStatus: (invoices) =>
         invoices.changeWhileStatus({ invoice: { ...finalized, status: 'paid', paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'], whileStatus: 'open', entry, event }),
-      lockDraftsAsRead: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAsRead(tx, WORKSPACE, [{ id: INVOICE, readVersion: NOW }])),
-      writeFinalized: (invoices, em) =>
+      lockDraftsAndTakeNumbers: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAndTakeNumbers(tx, { series: SERIES, drafts: [{ id: INVOICE, readVersion: NOW }] })),
+      writeFinalized: (invoices, em, orm) =>
         em.transactional((tx) =>
-          invoices.writeFinalized(tx, { invoices: [finalized], timeline: [entry], events: [{ envelope: event, traceContext: null }], series: SERIES, chainHead: 'f'.repeat(64) }),
+          invoices.writeFinalized(tx, {
+            series: SERIES,
+            invoices: [{ id: finalized.id, columns: finalizedColumns }],
+            timeline: [entry],
+            events: [{ envelope: event, traceContext: null }],
+            chainHead: 'f'.repeat(64),
+            outcomes: { writes: new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 }), entries: [{ claim, outcome: { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' } }] },
+          }),
         ),
       findInWorkspace: (invoices) => invoices.findInWorkspace(WORKSPACE, INVOICE),
       findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
@@ -132,7 +142,6 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       pageOldestFirst: (timeline) => timeline.pageOldestFirst(INVOICE, { created: NOW, id: entry.id }, 10),
     }),
     repositoryExamples('src/modules/numbering/numbering.repository.sql', 'numberingRepository (numbering.repository.ts)', numberingRepository, {
-      takeNumbers: (numbering, em) => em.transactional((tx) => numbering.takeNumbers(tx, SERIES, 2)),
       seriesWithCounts: (numbering) => numbering.seriesWithCounts(WORKSPACE),
       internalGaps: (numbering) => numbering.internalGaps(WORKSPACE),
       seriesPage: (numbering) => numbering.seriesPage(WORKSPACE, SERIES.format, SERIES.period, 0, 100),

@@ -237,21 +237,51 @@ select
 from
   "changed";
 
--- lockDraftsAsRead
+-- lockDraftsAndTakeNumbers
 begin;
 
+with
+  "locked" as (
+    select
+      "i"."id"
+    from
+      "billing"."invoices" as "i"
+    where
+      "i"."workspace_id" = $1
+      and "i"."status" = 'draft'
+      and ("i"."id", "i"."updated_at") in (($2, $3))
+    order by
+      "i"."id"
+    for update of
+      "i"
+  ),
+  "taken" as (
+    insert into
+      "billing"."number_series" ("workspace_id", "format", "period", "last_value", "last_chain_sha256")
+    select
+      $4 as "workspace_id",
+      $5 as "format",
+      $6 as "period",
+      count(*) as "last_value",
+      $7 as "last_chain_sha256"
+    from
+      "locked"
+    having
+      count(*) > 0
+    on conflict ("workspace_id", "format", "period") do update
+    set
+      "last_value" = "billing"."number_series"."last_value" + "excluded"."last_value"
+    returning
+      "billing"."number_series"."last_value",
+      "billing"."number_series"."last_chain_sha256"
+  )
 select
-  "i"."id"
+  "locked"."id",
+  "taken"."last_value",
+  "taken"."last_chain_sha256"
 from
-  "billing"."invoices" as "i"
-where
-  "i"."workspace_id" = $1
-  and "i"."status" = $2
-  and ("i"."id", "i"."updated_at") in (($3, $4))
-order by
-  "i"."id"
-for update of
-  "i";
+  "locked",
+  "taken";
 
 commit;
 
@@ -259,142 +289,103 @@ commit;
 begin;
 
 with
-  "changed" as (
-    insert into
-      "billing"."invoices" (
-        "id",
-        "workspace_id",
-        "status",
-        "customer_id",
-        "customer_name",
-        "currency",
-        "collection_method",
-        "issue_date",
-        "due_date",
-        "days_until_due",
-        "notes",
-        "footer",
-        "buyer_reference",
-        "purchase_order",
-        "delivery_date",
-        "subtotal",
-        "discount_total",
-        "taxable_amount",
-        "tax_total",
-        "total",
-        "amount_due",
-        "amount_paid",
-        "number",
-        "number_format",
-        "number_period",
-        "number_sequence",
-        "business_snapshot",
-        "customer_snapshot",
-        "public_url_token",
-        "snapshot_sha256",
-        "chain_sha256",
-        "snapshot_version",
-        "finalized_at",
-        "paid_at",
-        "payment_reference",
-        "voided_at",
-        "void_reason",
-        "overdue_event_at",
-        "created_at",
-        "updated_at"
-      )
-    values
-      (
-        $1,
-        $2,
-        $3,
-        $4,
-        $5,
-        $6,
-        $7,
-        $8,
-        $9,
-        $10,
-        $11,
-        $12,
-        $13,
-        $14,
-        $15,
-        $16,
-        $17,
-        $18,
-        $19,
-        $20,
-        $21,
-        $22,
-        $23,
-        $24,
-        $25,
-        $26,
-        $27,
-        $28,
-        $29,
-        $30,
-        $31,
-        $32,
-        $33,
-        $34,
-        $35,
-        $36,
-        $37,
-        $38,
-        $39,
-        $40
-      )
-    on conflict ("id") do update
+  "finalized" as (
+    update "billing"."invoices"
     set
-      "status" = "excluded"."status",
-      "customer_name" = "excluded"."customer_name",
-      "customer_snapshot" = "excluded"."customer_snapshot",
-      "business_snapshot" = "excluded"."business_snapshot",
-      "finalized_at" = "excluded"."finalized_at",
-      "public_url_token" = "excluded"."public_url_token",
-      "amount_due" = "excluded"."amount_due",
-      "buyer_reference" = "excluded"."buyer_reference",
-      "delivery_date" = "excluded"."delivery_date",
-      "snapshot_version" = "excluded"."snapshot_version",
-      "number" = "excluded"."number",
-      "number_format" = "excluded"."number_format",
-      "number_period" = "excluded"."number_period",
-      "number_sequence" = "excluded"."number_sequence",
-      "snapshot_sha256" = "excluded"."snapshot_sha256",
-      "chain_sha256" = "excluded"."chain_sha256",
-      "updated_at" = "excluded"."updated_at"
+      "status" = "v"."status",
+      "amount_due" = "v"."amount_due",
+      "finalized_at" = "v"."finalized_at",
+      "updated_at" = "v"."updated_at",
+      "customer_name" = "v"."customer_name",
+      "customer_snapshot" = "v"."customer_snapshot"::jsonb,
+      "business_snapshot" = "v"."business_snapshot"::jsonb,
+      "buyer_reference" = "v"."buyer_reference",
+      "delivery_date" = "v"."delivery_date",
+      "snapshot_version" = "v"."snapshot_version",
+      "public_url_token" = "v"."public_url_token",
+      "number" = "v"."number",
+      "number_format" = "v"."number_format",
+      "number_period" = "v"."number_period",
+      "number_sequence" = "v"."number_sequence",
+      "snapshot_sha256" = "v"."snapshot_sha256",
+      "chain_sha256" = "v"."chain_sha256"
+    from
+      jsonb_to_recordset($1::jsonb) as "v" (
+        "id" uuid,
+        "status" text,
+        "amount_due" bigint,
+        "finalized_at" timestamptz(3),
+        "updated_at" timestamptz(3),
+        "customer_name" text,
+        "customer_snapshot" text,
+        "business_snapshot" text,
+        "buyer_reference" text,
+        "delivery_date" date,
+        "snapshot_version" smallint,
+        "public_url_token" text,
+        "number" text,
+        "number_format" text,
+        "number_period" text,
+        "number_sequence" bigint,
+        "snapshot_sha256" varchar(64),
+        "chain_sha256" varchar(64)
+      )
     where
-      "billing"."invoices"."workspace_id" = "excluded"."workspace_id"
+      "billing"."invoices"."id" = "v"."id"
+      and "billing"."invoices"."workspace_id" = $2
     returning
-      "id"
+      "billing"."invoices"."id"
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48)
+      ($3, $4, $5, $6, $7, $8, $9, $10)
   ),
   "new_events" as (
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     values
-      ($49, $50, $51, $52)
+      ($11, $12, $13, $14)
   ),
   "chain_head" as (
     update "billing"."number_series"
     set
-      "last_chain_sha256" = $53
+      "last_chain_sha256" = $15
     where
-      "workspace_id" = $54
-      and "format" = $55
-      and "period" = $56
+      "workspace_id" = $16
+      and "format" = $17
+      and "period" = $18
+  ),
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    values
+      ($19, $20, $21, $22, $23, $24)
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $25::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
   )
 select
-  cast(count(*) as integer) as "changed"
+  cast(count(*) as integer) as "changed",
+  cast(
+    (
+      select
+        count(*) as "recorded"
+      from
+        "new_records"
+    ) as integer
+  ) as "recorded"
 from
-  "changed";
+  "finalized";
 
 rollback;
 

@@ -1,12 +1,24 @@
 import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
-import { captureTraceContext, containsPattern, newestFirstPage, outboxColumns, type KeysetPosition, type OutboxEntry } from '@invoicing/service-kit';
+import {
+  captureTraceContext,
+  containsPattern,
+  newestFirstPage,
+  outboxColumns,
+  type KeyedWriteClaim,
+  type KeyedWrites,
+  type KeysetPosition,
+  type OutboxEntry,
+  type RecordedOutcome,
+} from '@invoicing/service-kit';
 import { columnsOf, entityColumns, entityRow, entityRows, sqlOf } from '@invoicing/service-kit/typed-sql';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { sql, type QueryCreator } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
-import type { Series } from '../numbering/numbering.repository.ts';
+import { GENESIS_CHAIN } from '../numbering/invoice-integrity.domain.ts';
+import type { Series } from '../numbering/numbering.domain.ts';
 import { TimelineEntryEntity, type TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import { FINALIZED_PROPERTIES, type FinalizedColumns } from './finalization.domain.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 
 /**
@@ -95,34 +107,34 @@ export interface InvoiceChange {
   event: EventEnvelope;
 }
 
-/** The invoice properties finalization sets. */
-export const FINALIZED_PROPERTIES = [
-  'status',
-  'customerName',
-  'customerSnapshot',
-  'businessSnapshot',
-  'finalizedAt',
-  'publicUrlToken',
-  'amountDue',
-  'buyerReference',
-  'deliveryDate',
-  'snapshotVersion',
-  'number',
-  'numberFormat',
-  'numberPeriod',
-  'numberSequence',
-  'snapshotSha256',
-  'chainSha256',
-  'updatedAt',
-] as const satisfies readonly (keyof InvoiceRow)[];
+/** Drafts of one series to finalize, each as it was read: it is taken only while it still has that `updated_at`. */
+export interface DraftsToNumber {
+  series: Series;
+  drafts: readonly { id: string; readVersion: Date }[];
+}
 
-/** What one finalize transaction writes: the invoices as finalized, their entries and events, and the series' new chain head. */
+/** The drafts locked, and the numbers taken for them: `first` .. `first + locked.size - 1`, chained onto `previousChain`. */
+export interface TakenNumbers {
+  locked: ReadonlySet<string>;
+  first: number;
+  previousChain: string;
+}
+
+/** What one finalize transaction writes: the columns finalization set on each invoice, their entries and events, and the series' new chain head. */
 export interface FinalizedBatch {
-  invoices: readonly InvoiceRow[];
+  series: Series;
+  invoices: readonly { id: string; columns: FinalizedColumns }[];
   timeline: readonly TimelineEntryRow[];
   events: readonly OutboxEntry[];
-  series: Series;
   chainHead: string;
+  /** The keyed members' outcomes (their Idempotency-Key records), written by the same statement. */
+  outcomes?: { writes: KeyedWrites; entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[] } | undefined;
+}
+
+/** How many invoices a finalize batch changed, and how many of its outcomes it recorded. */
+export interface FinalizedCounts {
+  changed: number;
+  recorded: number;
 }
 
 export type { OutboxEntry };
@@ -138,6 +150,55 @@ const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoice_timeline' | 'o
     .columns(columns as never)
     .expression((eb) => eb.selectFrom(cte as never).select(columns.map((column) => eb.val(row[column]).as(column)) as never) as never);
 };
+
+/**
+ * Some columns of many rows of an entity as one jsonb parameter, read as the table `v` with each
+ * column's own type (`jsonb_to_recordset`): one parameter and one statement text for any number
+ * of rows. Values go in as the ORM writes them (entityColumns), so a JSON column arrives as text,
+ * declared `text` here and cast where it is used (`jsonColumnOf`).
+ */
+const recordsetOf = (em: EntityManager, properties: readonly (keyof InvoiceRow & string)[], rows: readonly Partial<InvoiceRow>[]) => {
+  const meta = em.getMetadata().get(InvoiceEntity);
+  const definitions = properties.map((property) => {
+    const { fieldNames, columnTypes } = meta.properties[property]!;
+    return sql`${sql.ref(fieldNames[0]!)} ${sql.raw(isJsonProperty(em, property) ? 'text' : columnTypes[0]!)}`;
+  });
+  const json = JSON.stringify(rows.map((row) => entityColumns(em, InvoiceEntity, row)));
+  return sql`jsonb_to_recordset(${json}::jsonb)`.as<'v'>(sql`${sql.ref('v')}(${sql.join(definitions)})`);
+};
+
+const isJsonProperty = (em: EntityManager, property: keyof InvoiceRow & string): boolean =>
+  em.getMetadata().get(InvoiceEntity).properties[property]!.columnTypes[0] === 'jsonb';
+
+/**
+ * The columns finalization set on each invoice of a batch, on `db` (one of `tx`'s query creators,
+ * for a CTE of the batch's write): one row returned per invoice changed.
+ *
+ * An update from the batch's rows as one jsonb parameter, rather than an insert whose every row
+ * conflicts (an upsert standing in for an update, as it was written before): it sends and checks
+ * the finalized columns only, not whole rows, and one parameter instead of one per column and row,
+ * under one statement text for any batch size. Measured with bench/finalize-write.ts (medians of
+ * 7 rounds of 150 batches on a busy 2-core machine), ms per batch, this process / PostgreSQL's
+ * backend / wall: of 64 invoices, the upsert 7.5 / 5.9 / 26.6, this 2.4 / 4.9 / 13.5, an update
+ * from `values` (a parameter per value) 4.5 / 5.5 / 17.3; of 16, 2.3 / 1.9 / 6.0, 0.9 / 1.6 / 4.1
+ * and 1.4 / 1.9 / 5.7.
+ */
+export const finalizedInvoicesUpdate = (db: QueryCreator<BillingDatabase>, tx: EntityManager, workspaceId: string, invoices: FinalizedBatch['invoices']) =>
+  db
+    .updateTable('invoices')
+    .from(recordsetOf(tx, ['id', ...FINALIZED_PROPERTIES], invoices.map(({ id, columns }) => ({ id, ...columns }))))
+    .set(
+      Object.fromEntries(
+        FINALIZED_PROPERTIES.map((property) => {
+          const [column] = columnsOf(tx, InvoiceEntity, [property]);
+          const value = sql.ref(`v.${column}`);
+          return [column, isJsonProperty(tx, property) ? sql`${value}::jsonb` : value];
+        }),
+      ) as never,
+    )
+    .whereRef('invoices.id', '=', sql.ref('v.id') as never)
+    .where('invoices.workspace_id', '=', workspaceId)
+    .returning('invoices.id');
 
 export const invoiceRepository = (em: EntityManager) => {
   type Loaded = Awaited<ReturnType<ReturnType<typeof loadQuery>['executeTakeFirst']>>;
@@ -192,46 +253,66 @@ export const invoiceRepository = (em: EntityManager) => {
     },
 
     /**
-     * Locks, inside `tx`, those of `drafts` that are still the drafts that were read (status draft,
-     * the same `updated_at`); the IDs locked. Any other was finalized or changed meanwhile.
+     * Inside `tx`, in one statement: locks those of the drafts that are still as they were read
+     * (status draft, the same `updated_at`), and takes as many numbers from the series' counter row
+     * as it locked drafts, with one atomic upsert that leaves the row locked until `tx` ends. Any
+     * other draft was finalized or changed meanwhile. Undefined when none was locked: then no
+     * number was taken and the counter row was not touched.
      */
-    lockDraftsAsRead: async (tx: EntityManager, workspaceId: string, drafts: readonly { id: string; readVersion: Date }[]): Promise<Set<string>> => {
-      if (drafts.length === 0) return new Set();
+    lockDraftsAndTakeNumbers: async (tx: EntityManager, { series, drafts }: DraftsToNumber): Promise<TakenNumbers | undefined> => {
+      if (drafts.length === 0) return undefined;
       const rows = await sqlOf<BillingDatabase>(tx)
-        .selectFrom('invoices as i')
-        .select('i.id')
-        .where('i.workspace_id', '=', workspaceId)
-        .where('i.status', '=', 'draft')
-        .where((eb) => eb(eb.refTuple('i.id', 'i.updated_at'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
-        // Lock order is drafts (by id) then the series' counter row, for every finalize of every
-        // replica, so two never wait on each other in a cycle.
-        .orderBy('i.id')
-        .forUpdate('i')
+        .with('locked', (db) =>
+          db
+            .selectFrom('invoices as i')
+            .select('i.id')
+            .where('i.workspace_id', '=', series.workspaceId)
+            .where('i.status', '=', sql.lit('draft'))
+            .where((eb) => eb(eb.refTuple('i.id', 'i.updated_at'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
+            // Lock order is drafts (by id) then the series' counter row, for every finalize of every
+            // replica, so two never wait on each other in a cycle: the upsert reads `locked` first.
+            .orderBy('i.id')
+            .forUpdate('i'),
+        )
+        .with('taken', (db) =>
+          db
+            .insertInto('number_series')
+            .columns(['workspace_id', 'format', 'period', 'last_value', 'last_chain_sha256'])
+            .expression((eb) =>
+              eb
+                .selectFrom('locked')
+                .select((locked) => [
+                  eb.val(series.workspaceId).as('workspace_id'),
+                  eb.val(series.format).as('format'),
+                  eb.val(series.period).as('period'),
+                  locked.fn.countAll<number>().as('last_value'),
+                  eb.val(GENESIS_CHAIN).as('last_chain_sha256'),
+                ])
+                .having((locked) => locked.fn.countAll(), '>', sql.lit(0)),
+            )
+            .onConflict((oc) =>
+              oc.columns(['workspace_id', 'format', 'period']).doUpdateSet((eb) => ({ last_value: eb('number_series.last_value', '+', eb.ref('excluded.last_value')) })),
+            )
+            // The chain value returned is the one before: the upsert leaves it, and the batch's write moves it on.
+            .returning(['number_series.last_value', 'number_series.last_chain_sha256']),
+        )
+        .selectFrom(['locked', 'taken'])
+        .select(['locked.id', 'taken.last_value', 'taken.last_chain_sha256'])
         .execute();
-      return new Set(rows.map((row) => row.id));
+      if (rows.length === 0) return undefined;
+      const { last_value, last_chain_sha256 } = rows[0]!;
+      // bigint, which node-postgres reads as text.
+      return { locked: new Set(rows.map((row) => row.id)), first: Number(last_value) - rows.length + 1, previousChain: last_chain_sha256 };
     },
 
     /**
-     * Writes a batch of finalized invoices in one statement inside `tx`, while the series' counter
-     * row is locked: invoices, timeline, outbox and the series' chain head; how many invoices it changed.
+     * Writes a finalize batch in one statement inside `tx`, while the series' counter row is locked:
+     * the columns finalization set on each invoice, their timeline entries and events, the series'
+     * chain head and the keyed members' outcomes.
      */
-    writeFinalized: async (tx: EntityManager, { invoices, timeline, events, series, chainHead }: FinalizedBatch): Promise<number> => {
-      const { changed } = await sqlOf<BillingDatabase>(tx)
-        // Each invoice gets its own values in one statement: Kysely writes that as an insert whose
-        // every row conflicts, since each one exists and is locked by this transaction
-        // (lockDraftsAsRead), so it only ever updates, and only FINALIZED_PROPERTIES.
-        .with('changed', (db) =>
-          db
-            .insertInto('invoices')
-            .values(invoices.map((invoice) => entityColumns(tx, InvoiceEntity, invoice)))
-            .onConflict((oc) =>
-              oc
-                .column('id')
-                .doUpdateSet((eb) => Object.fromEntries(columnsOf(tx, InvoiceEntity, FINALIZED_PROPERTIES).map((column) => [column, eb.ref(`excluded.${column}` as never)])))
-                .whereRef('invoices.workspace_id', '=', 'excluded.workspace_id'),
-            )
-            .returning('id'),
-        )
+    writeFinalized: async (tx: EntityManager, { series, invoices, timeline, events, chainHead, outcomes }: FinalizedBatch): Promise<FinalizedCounts> => {
+      const query = sqlOf<BillingDatabase>(tx)
+        .with('finalized', (db) => finalizedInvoicesUpdate(db, tx, series.workspaceId, invoices))
         .with('new_entries', (db) => db.insertInto('invoice_timeline').values(timeline.map((entry) => entityColumns(tx, TimelineEntryEntity, entry))))
         .with('new_events', (db) => db.insertInto('outbox').values(events.map((entry) => outboxColumns(tx, entry))))
         .with('chain_head', (db) =>
@@ -241,11 +322,18 @@ export const invoiceRepository = (em: EntityManager) => {
             .where('workspace_id', '=', series.workspaceId)
             .where('format', '=', series.format)
             .where('period', '=', series.period),
-        )
-        .selectFrom('changed')
-        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
-        .executeTakeFirstOrThrow();
-      return changed;
+        );
+      const counts = outcomes?.entries.length
+        ? await query
+            .with('new_records', (db) => outcomes.writes.recordManyIn(db, outcomes.entries))
+            .selectFrom('finalized')
+            .select((eb) => [
+              eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'),
+              eb.cast<number>(eb.selectFrom('new_records').select((records) => records.fn.countAll().as('recorded')), 'integer').as('recorded'),
+            ])
+            .executeTakeFirstOrThrow()
+        : { ...(await query.selectFrom('finalized').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed')).executeTakeFirstOrThrow()), recorded: 0 };
+      return counts;
     },
 
     findInWorkspace: (workspaceId: string, id: string): Promise<InvoiceRow | null> => em.findOne(InvoiceEntity, { id, workspaceId }),

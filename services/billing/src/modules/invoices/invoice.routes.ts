@@ -39,7 +39,7 @@ export const registerInvoiceRoutes = (app: ServiceApp, useCases: InvoiceUseCases
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));
   // Group commit: finalize records a keyed request's response in the batch transaction that writes it.
-  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id), { recordsOwnOutcome: true });
+  registerOperation(app, finalizeInvoice, (request, _reply, keyed) => finalize(actorOf(request), request.params.id, keyed), { recordsOwnOutcome: true });
   registerOperation(app, payInvoice, (request) => pay(actorOf(request), request.params.id, request.body));
   registerOperation(app, voidInvoice, (request) => useCases.void(actorOf(request), request.params.id, request.body));
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));
