@@ -10,6 +10,7 @@
 //   recordset update … from jsonb_to_recordset($1) of the finalized columns (one parameter)
 //   values    update … from (values ($1::uuid, …), …) of the finalized columns (one parameter per value)
 import { randomUUID } from 'node:crypto';
+import type { CreateInvoiceBody } from '@invoicing/contracts';
 import { ensureDatabaseExists, migrateDatabase } from '@invoicing/service-kit';
 import { columnsOf, entityColumns, sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -17,6 +18,7 @@ import { sql } from 'kysely';
 import { openLocalDatabase } from '../deploy/local/local-database.ts';
 import { BILLING_SCHEMA, openBillingDatabase, type BillingDatabase } from '../services/billing/src/database.ts';
 import { FINALIZED_PROPERTIES } from '../services/billing/src/modules/invoices/finalization.domain.ts';
+import { newDraft } from '../services/billing/src/modules/invoices/invoice.domain.ts';
 import { InvoiceEntity, type InvoiceRow } from '../services/billing/src/modules/invoices/invoice.entity.ts';
 import { finalizedInvoicesUpdate } from '../services/billing/src/modules/invoices/invoice.repository.ts';
 import { loadBenchSettings } from './config.ts';
@@ -28,46 +30,13 @@ const ROUNDS = Number(process.env.WRITE_ROUNDS ?? 7);
 const WORKSPACE = randomUUID();
 
 const draftOf = (index: number, now: Date): InvoiceRow => ({
-  id: randomUUID(),
-  workspaceId: WORKSPACE,
-  status: 'draft',
-  customerId: randomUUID(),
-  customerName: 'Müller & Söhne GmbH',
-  currency: 'EUR',
-  collectionMethod: 'send_invoice',
-  issueDate: '2026-11-26',
-  dueDate: '2026-12-26',
-  daysUntilDue: 30,
-  notes: `Invoice ${index}`,
-  footer: null,
-  buyerReference: null,
-  purchaseOrder: null,
-  deliveryDate: null,
-  subtotal: 355_200,
-  discountTotal: 37_500,
-  taxableAmount: 317_700,
-  taxTotal: 61_339,
-  total: 379_039,
-  amountDue: 0,
-  amountPaid: 0,
-  number: null,
-  numberFormat: null,
-  numberPeriod: null,
-  numberSequence: null,
-  businessSnapshot: null,
-  customerSnapshot: null,
-  publicUrlToken: null,
-  snapshotSha256: null,
-  chainSha256: null,
-  snapshotVersion: null,
-  finalizedAt: null,
-  paidAt: null,
-  paymentReference: null,
-  voidedAt: null,
-  voidReason: null,
-  overdueEventAt: null,
-  createdAt: now,
-  updatedAt: now,
+  ...newDraft(WORKSPACE, { customer: randomUUID(), items: [], days_until_due: 30, notes: `Invoice ${index}` } as CreateInvoiceBody, {
+    customerName: 'Müller & Söhne GmbH',
+    currency: 'EUR',
+    today: '2026-11-26',
+    now,
+  }),
+  ...{ subtotal: 355_200, discountTotal: 37_500, taxableAmount: 317_700, taxTotal: 61_339, total: 379_039 },
 });
 
 const address = { line1: 'Königsallee 1', line2: null, city: 'Düsseldorf', state: null, postal_code: '40212', country: 'DE' };

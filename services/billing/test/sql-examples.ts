@@ -7,15 +7,16 @@ import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@in
 import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
 import { accountRepository } from '../src/modules/account/account.repository.ts';
 import { FINALIZED_PROPERTIES, type FinalizedColumns } from '../src/modules/invoices/finalization.domain.ts';
-import type { InvoiceLineRow, InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
+import type { InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
 import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
 import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
 import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
 import type { TimelineEntryRow } from '../src/modules/timeline/timeline.entity.ts';
 import { timelineRepository } from '../src/modules/timeline/timeline.repository.ts';
+import { EXAMPLE_INVOICE, EXAMPLE_WORKSPACE, makeLine } from './support/rows.ts';
 
-const WORKSPACE = '00000000-0000-4000-8000-000000000001';
-const INVOICE = '00000000-0000-4000-8000-000000000002';
+const WORKSPACE = EXAMPLE_WORKSPACE;
+const INVOICE = EXAMPLE_INVOICE;
 const CUSTOMER = '00000000-0000-4000-8000-000000000003';
 const NOW = new Date('2026-11-26T10:00:00.000Z');
 const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2026' };
@@ -63,26 +64,7 @@ const invoice: InvoiceRow = {
   updatedAt: NOW,
 };
 
-const line: InvoiceLineRow = {
-  id: '00000000-0000-4000-8000-000000000004',
-  invoiceId: INVOICE,
-  workspaceId: WORKSPACE,
-  position: 0,
-  priceId: null,
-  productId: null,
-  description: 'Consulting',
-  quantity: 1,
-  unitAmount: 10_000,
-  discountAmountOff: null,
-  discountPercentOff: null,
-  discountAmount: 0,
-  taxRate: 19,
-  amount: 10_000,
-  tax: 1_900,
-  unitCode: 'C62',
-  taxCategory: 'S',
-  taxExemptionReason: null,
-};
+const line = makeLine();
 
 const entry: TimelineEntryRow = {
   id: '00000000-0000-4000-8000-000000000005',

@@ -4,9 +4,9 @@ import { defaultAccount } from '../account/account.domain.ts';
 import { chainHashOf, GENESIS_CHAIN, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
 import { FINALIZED_PROPERTIES, freezeDraft, numberAndChain } from './finalization.domain.ts';
 import { invoiceView, newDraft, transition } from './invoice.domain.ts';
-import type { InvoiceLineRow } from './invoice.entity.ts';
+import { EXAMPLE_WORKSPACE, makeLine } from '../../../test/support/rows.ts';
 
-const WORKSPACE = '00000000-0000-4000-8000-000000000001';
+const WORKSPACE = EXAMPLE_WORKSPACE;
 const now = new Date('2026-11-22T10:00:00.000Z');
 const view = { today: '2026-11-22', publicUrlBase: 'http://localhost:8080' };
 const customer: Customer = {
@@ -24,26 +24,7 @@ const customer: Customer = {
   created: now.toISOString(),
 };
 const makeDraft = () => ({ ...newDraft(WORKSPACE, { customer: '00000000-0000-4000-8000-000000000002', items: [] }, { customerName: 'Müller', currency: 'EUR', today: '2026-11-22', now }), total: 11_900 });
-const line = (invoiceId: string): InvoiceLineRow => ({
-  id: `${invoiceId}-line`,
-  invoiceId,
-  workspaceId: WORKSPACE,
-  position: 0,
-  priceId: null,
-  productId: null,
-  description: 'Consulting',
-  quantity: 1,
-  unitAmount: 10_000,
-  discountAmountOff: null,
-  discountPercentOff: null,
-  discountAmount: 0,
-  taxRate: 19,
-  amount: 10_000,
-  tax: 1_900,
-  unitCode: 'C62',
-  taxCategory: 'S',
-  taxExemptionReason: null,
-});
+const line = (invoiceId: string) => makeLine({ id: `${invoiceId}-line`, invoiceId });
 
 const frozen = () => {
   const draft = makeDraft();

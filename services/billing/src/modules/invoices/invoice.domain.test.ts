@@ -2,6 +2,7 @@ import { AppError } from '@invoicing/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { StoredStatus } from './invoice.entity.ts';
 import type { UpdateInvoiceBody } from '@invoicing/contracts';
+import { makeLine } from '../../../test/support/rows.ts';
 import { draftChanges, isPricedByCurrentRule, newDraft, priceAgain, transition, type StatusChange } from './invoice.domain.ts';
 
 const at = { now: new Date('2026-11-22T10:00:00.000Z'), today: '2026-11-22' };
@@ -100,26 +101,7 @@ describe('draftChanges', () => {
 });
 
 describe('priceAgain', () => {
-  const line = (tax: number) => ({
-    id: 'l',
-    invoiceId: 'i',
-    workspaceId: 'w',
-    position: 0,
-    priceId: null,
-    productId: null,
-    description: 'Consulting',
-    quantity: 1,
-    unitAmount: 10_000,
-    discountAmountOff: null,
-    discountPercentOff: null,
-    discountAmount: 0,
-    taxRate: 19,
-    amount: 10_000,
-    tax,
-    unitCode: 'C62',
-    taxCategory: 'S' as const,
-    taxExemptionReason: null,
-  });
+  const line = (tax: number) => makeLine({ tax });
 
   it('gives stored lines the tax of the current rule, and the totals', () => {
     const priced = priceAgain([line(0)]);
