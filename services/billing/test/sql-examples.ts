@@ -89,6 +89,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   repositories: [
     repositoryExamples('src/modules/invoices/invoice.repository.sql', 'invoiceRepository (invoice.repository.ts)', invoiceRepository, {
       findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),
+      findManyWithLinesAndSettings: (invoices) => invoices.findManyWithLinesAndSettings(WORKSPACE, [INVOICE, '00000000-0000-4000-8000-000000000007']),
       findByPublicToken: (invoices) => invoices.findByPublicToken('token'),
       insertDraft: (invoices) => invoices.insertDraft(invoice, [line], entry, event),
       changeWhileStatus: (invoices) =>

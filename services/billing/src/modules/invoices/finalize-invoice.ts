@@ -1,19 +1,31 @@
+import type { Customer } from '@invoicing/contracts';
 import { captureTraceContext, invalidState, notFound, type Orm, type SelfRecordedWrite } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import { periodOf } from '../numbering/numbering.domain.ts';
-import { finalizeBatches } from './finalize-batch.ts';
-import { assertFinalizable, invoiceView, isPricedByCurrentRule, totalsColumns, transition } from './invoice.domain.ts';
+import { finalizeBatches, writeFinalizedBatch, type FinalizeOutcome, type FinalizeRequest, type FrozenDraft } from './finalize-batch.ts';
+import { freezeDraft } from './finalization.domain.ts';
+import { assertFinalizable, invoiceView, isPricedByCurrentRule, totalsColumns, transition, type OpenedColumns } from './invoice.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps, type WorkspaceMoment } from './invoice-deps.ts';
-import type { InvoiceRow } from './invoice.entity.ts';
+import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+import { requireCustomer } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
+import { newPublicUrlToken } from './public-link.ts';
 
 export interface FinalizeOptions {
-  /** The billing app's database: every batch runs on a fresh fork of it, whichever request leads it. */
+  /** The billing app's database: every batch writes on a fresh fork of it, whichever request leads it. */
   orm: Orm;
   /** FINALIZE_BATCH_MAX: the most finalizes one transaction writes; 1 writes each alone. */
   batchMax: number;
   onBatch?: (size: number) => void;
+}
+
+/** A draft that passed the guards: what its status change sets, and the request it answers. */
+interface Finalizable {
+  request: FinalizeRequest;
+  draft: InvoiceRow;
+  lines: readonly InvoiceLineRow[];
+  opened: OpenedColumns;
 }
 
 const isNumberTaken = (error: unknown): boolean => {
@@ -22,57 +34,101 @@ const isNumberTaken = (error: unknown): boolean => {
 };
 
 /**
- * Finalize: load the draft with its lines and settings, guard, then hand it to its number series'
- * next batch (finalize-batch.ts), which freezes it with the customer as the catalog has it now,
- * numbers and chains it, and writes it with its timeline entry and its `billing.invoice.finalized`
- * event in one transaction with the others of the batch. Nothing is locked before the batch.
+ * Finalize. Requests of one workspace go together (finalize-batch.ts); the use case runs once for
+ * each batch of them and reads top to bottom:
  *
- * A draft that was not as read any more by then (another finalize won, or a PATCH came in between)
- * is read again: the loser of a race gets the winner's invoice, a changed draft is finalized afresh.
+ * 1. load every draft of the batch with its lines and the workspace's settings: one statement;
+ * 2. guard each request on its own (found, a draft, with lines, priced by the current rule): a
+ *    refused one gets its error, an open one its invoice as it is, and the others go on;
+ * 3. compute: the customers as the catalog has them now, each read once for the batch and before
+ *    any lock (the catalog has no read of many customers by ID, and its API stays as it is), then
+ *    each draft frozen with its customer (finalization.domain.ts);
+ * 4. write: numbered, chained and written in one transaction with their timeline entries and
+ *    their `billing.invoice.finalized` events (writeFinalizedBatch).
+ *
+ * A draft changed between the read and the lock (a PATCH came in between, or another replica
+ * finalized it) is read again in the next batch: the loser of a race gets the winner's invoice, a
+ * changed draft is finalized afresh.
  */
 export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: FinalizeOptions) => {
   const invoices = invoiceRepository(deps.em);
-  const batches = finalizeBatches({ orm, catalog: deps.catalog, announce: deps.announce, batchMax, onBatch });
 
-  const attempt = async (actor: Actor, publicId: string, keyed: SelfRecordedWrite | undefined) => {
-    const id = invoiceIdOf(publicId);
-    const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, id);
-    if (!loaded) throw notFound('invoice', publicId);
+  const finalizeMany = async (requests: readonly FinalizeRequest[]): Promise<FinalizeOutcome[]> => {
+    const { actor } = requests[0]!;
+    const loaded = await invoices.findManyWithLinesAndSettings(actor.workspaceId, [...new Set(requests.map((request) => request.invoiceId))]);
     const moment = await workspaceMoment(deps, actor, loaded.account);
-    const { invoice: draft, lines } = loaded;
 
-    const opened = transition(draft, { to: 'open' }, { now: moment.now, today: moment.local.date });
-    // Open already: answered as it is, and nothing is written.
-    if (!opened) return { data: invoiceView(draft, lines, moment.view) };
-    assertFinalizable(lines);
-    if (!isPricedByCurrentRule(draft, lines)) {
-      await repriceUnderCurrentRule(deps.em, actor, draft, moment);
-      throw new StaleRead();
+    const answers = new Map<FinalizeRequest, FinalizeOutcome>();
+    const finalizable: Finalizable[] = [];
+    for (const request of requests) {
+      const guarded = await guard(request, loaded.invoices.get(request.invoiceId), moment).catch((error: unknown): FinalizeOutcome => ({ failed: error }));
+      if (typeof guarded === 'object' && 'draft' in guarded) finalizable.push(guarded);
+      else answers.set(request, guarded);
+    }
+
+    const customers = await customersOf(finalizable);
+    const drafts: FrozenDraft[] = [];
+    for (const { request, draft, lines, opened } of finalizable) {
+      const customer = customers.get(draft.customerId)!;
+      if (customer.status === 'rejected') answers.set(request, { failed: customer.reason });
+      else if (drafts.some((each) => each.frozen.invoice.id === draft.id)) continue; // A second finalize of one draft: answered with the first's.
+      else {
+        const frozen = freezeDraft(draft, { opened, customer: customer.value, account: moment.account, publicUrlToken: newPublicUrlToken() });
+        drafts.push({ request, readVersion: draft.updatedAt, frozen: { invoice: { ...draft, ...frozen }, lines, view: moment.view }, occurredAt: moment.now });
+      }
     }
 
     const format = moment.account.numberFormat;
     const series = { workspaceId: actor.workspaceId, format, period: periodOf(format, moment.local) };
-    const outcome = await batches.finalize({ actor, series, draft, opened, lines, moment, traceContext: captureTraceContext() ?? null, keyed });
-    if (outcome === 'stale') return answerAfterLostRace(actor, publicId, moment);
-    if ('failed' in outcome) throw outcome.failed;
-    return { data: outcome.invoice };
+    const finalized = drafts.length > 0 ? await writeFinalizedBatch({ orm, announce: deps.announce }, series, drafts) : new Map();
+    const byDraft = new Map(drafts.map(({ request }) => [request.invoiceId, finalized.get(request)]));
+    return requests.map((request) => {
+      const answer = answers.get(request);
+      if (answer) return answer;
+      const invoice = byDraft.get(request.invoiceId);
+      return invoice ? { invoice } : 'stale';
+    });
   };
 
-  /** Not the draft that was read: another finalize won (its invoice is the answer), or a PATCH came in between (read and finalize again). */
-  const answerAfterLostRace = async (actor: Actor, publicId: string, moment: WorkspaceMoment) => {
-    const current = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
-    if (!current) throw notFound('invoice', publicId);
-    if (transition(current.invoice, { to: 'open' }, { now: moment.now, today: moment.local.date })) throw new StaleRead();
-    return { data: invoiceView(current.invoice, current.lines, moment.view) };
+  /** A request's draft, if it is one to finalize now; else the request's answer (an error throws). */
+  const guard = async (request: FinalizeRequest, found: { invoice: InvoiceRow; lines: InvoiceLineRow[] } | undefined, moment: WorkspaceMoment): Promise<Finalizable | FinalizeOutcome> => {
+    if (!found) throw notFound('invoice', request.publicId);
+    const { invoice: draft, lines } = found;
+    const opened = transition(draft, { to: 'open' }, { now: moment.now, today: moment.local.date });
+    // Open already: answered as it is, and nothing is written.
+    if (!opened) return { invoice: invoiceView(draft, lines, moment.view) };
+    assertFinalizable(lines);
+    if (!isPricedByCurrentRule(draft, lines)) {
+      await repriceUnderCurrentRule(deps.em, request.actor, draft, moment);
+      return 'stale' as const;
+    }
+    return { request, draft, lines, opened };
   };
 
-  const finalize = (actor: Actor, publicId: string, keyed: SelfRecordedWrite | undefined) =>
-    retryingStaleReads(() => attempt(actor, publicId, keyed)).catch((error: unknown) => {
+  /** Each customer of the drafts as the catalog has it now, or why it could not be read, by customer ID. */
+  const customersOf = async (drafts: readonly Finalizable[]): Promise<Map<string, PromiseSettledResult<Customer>>> => {
+    const askedBy = new Map<string, Actor>();
+    for (const { draft, request } of drafts) if (!askedBy.has(draft.customerId)) askedBy.set(draft.customerId, request.actor);
+    const read = await Promise.allSettled([...askedBy].map(([customerId, actor]) => requireCustomer(deps.catalog, actor, customerId)));
+    return new Map([...askedBy.keys()].map((customerId, index) => [customerId, read[index]!]));
+  };
+
+  const batches = finalizeBatches({ batchMax, onBatch }, finalizeMany);
+
+  const finalize = async (actor: Actor, publicId: string, keyed: SelfRecordedWrite | undefined) => {
+    const invoiceId = invoiceIdOf(publicId);
+    return retryingStaleReads(async () => {
+      const outcome = await batches.submit({ actor, invoiceId, publicId, traceContext: captureTraceContext() ?? null, keyed });
+      if (outcome === 'stale') throw new StaleRead();
+      if ('failed' in outcome) throw outcome.failed;
+      return { data: outcome.invoice };
+    }).catch((error: unknown) => {
       if (!isNumberTaken(error)) throw error;
       throw invalidState(
         'The number format would issue a number that an earlier format already issued in this workspace; nothing was finalized. Choose a number_format that cannot repeat an earlier one.',
       );
     });
+  };
   return Object.assign(finalize, { waiting: batches.waiting });
 };
 

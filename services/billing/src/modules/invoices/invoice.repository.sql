@@ -33,6 +33,38 @@ where
   "i"."id" = $1
   and "i"."workspace_id" = $2;
 
+-- findManyWithLinesAndSettings
+select
+  "i".*,
+  (
+    select
+      coalesce(
+        json_agg(
+          "l"
+          order by
+            "l"."position"
+        ),
+        '[]'::json
+      ) as "lines"
+    from
+      "billing"."invoice_lines" as "l"
+    where
+      "l"."invoice_id" = "i"."id"
+  ) as "lines",
+  (
+    select
+      to_json("a") as "account"
+    from
+      "billing"."accounts" as "a"
+    where
+      "a"."workspace_id" = "i"."workspace_id"
+  ) as "account"
+from
+  "billing"."invoices" as "i"
+where
+  "i"."id" in ($1, $2)
+  and "i"."workspace_id" = $3;
+
 -- findByPublicToken
 select
   "i".*,

@@ -96,6 +96,12 @@ export interface LoadedInvoice {
   account: AccountRow | null;
 }
 
+/** Invoices with their lines, by ID, and their workspace's settings (null when it never saved any). */
+export interface LoadedInvoices {
+  invoices: ReadonlyMap<string, { invoice: InvoiceRow; lines: InvoiceLineRow[] }>;
+  account: AccountRow | null;
+}
+
 /** A change of some columns of one open (or finalized) invoice, with the timeline entry and the event that report it. */
 export interface InvoiceChange {
   invoice: InvoiceRow;
@@ -217,6 +223,21 @@ export const invoiceRepository = (em: EntityManager) => {
     /** The invoice with its lines and its workspace's settings, in one statement; null when the workspace has no such invoice. */
     findWithLinesAndSettings: async (workspaceId: string, id: string): Promise<LoadedInvoice | null> =>
       loaded(await loadQuery(em).where('i.id', '=', id).where('i.workspace_id', '=', workspaceId).executeTakeFirst()),
+
+    /**
+     * Invoices of one workspace with their lines, and the workspace's settings (null when it never
+     * saved any), in one statement: those found, by ID.
+     */
+    findManyWithLinesAndSettings: async (workspaceId: string, ids: readonly string[]): Promise<LoadedInvoices> => {
+      const rows = await loadQuery(em).where('i.id', 'in', [...ids]).where('i.workspace_id', '=', workspaceId).execute();
+      // Every row carries the workspace's settings: read once.
+      const account = rows[0]?.account ? entityRow(em, AccountEntity, rows[0].account)! : null;
+      const invoices = new Map<string, { invoice: InvoiceRow; lines: InvoiceLineRow[] }>();
+      for (const { lines, account: _settings, ...invoice } of rows) {
+        invoices.set(invoice.id, { invoice: entityRow(em, InvoiceEntity, invoice)!, lines: entityRows(em, InvoiceLineEntity, lines ?? []) });
+      }
+      return { invoices, account };
+    },
 
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
     findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.public_url_token', '=', token).executeTakeFirst()),
