@@ -81,21 +81,26 @@ export class KeyedWrites {
 
   /**
    * The insert of outcomes on `db`, in the service's schema: one row returned per outcome recorded.
-   * A record past its time to live is free again, as it is at the gateway.
+   * A record past its time to live is free again, as it is at the gateway. With `onlyWith`, the
+   * name of a CTE of the same statement, the one outcome is recorded only when that CTE has a row.
    */
-  #insertOn(db: QueryCreator<KitDatabase>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
-    return db
-      .insertInto('idempotency_records')
-      .values(
-        entries.map(({ claim, outcome }) => ({
-          workspace_id: claim.workspaceId,
-          key: claim.key,
-          fingerprint: claim.fingerprint,
-          response_status: outcome.status,
-          response_content_type: outcome.contentType,
-          response_body: outcome.body,
-        })),
-      )
+  #insertOn(db: QueryCreator<KitDatabase>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[], onlyWith?: string) {
+    const rows = entries.map(({ claim, outcome }) => ({
+      workspace_id: claim.workspaceId,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      response_status: outcome.status,
+      response_content_type: outcome.contentType,
+      response_body: outcome.body,
+    }));
+    const insert = db.insertInto('idempotency_records');
+    const inserting =
+      onlyWith === undefined
+        ? insert.values(rows)
+        : insert
+            .columns(['workspace_id', 'key', 'fingerprint', 'response_status', 'response_content_type', 'response_body'])
+            .expression((eb) => eb.selectFrom(onlyWith as never).select(Object.entries(rows[0]!).map(([column, value]) => eb.val(value).as(column)) as never) as never);
+    return inserting
       .onConflict((oc) =>
         oc
           .columns(['workspace_id', 'key'])
@@ -135,6 +140,16 @@ export class KeyedWrites {
    */
   recordManyIn<DB>(db: QueryCreator<DB>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
     return this.#insertOn(db as unknown as QueryCreator<KitDatabase>, entries);
+  }
+
+  /**
+   * Records one outcome as a CTE of a write that is a single statement, with no transaction around
+   * it: the outcome is recorded only when the CTE `onlyWith` of that statement has a row (the
+   * write can be made), and the statement's change should then be written only when this returns
+   * its row (the key was free), so the write and its record are made together or not at all.
+   */
+  recordIn<DB>(db: QueryCreator<DB>, entry: { claim: KeyedWriteClaim; outcome: RecordedOutcome }, onlyWith: string) {
+    return this.#insertOn(db as unknown as QueryCreator<KitDatabase>, [entry], onlyWith);
   }
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {

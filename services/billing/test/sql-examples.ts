@@ -1,6 +1,7 @@
 // Billing's repositories, each method called once with fixed arguments, for the committed SQL
 // beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
 import { KeyedWrites, migrateDatabase } from '@invoicing/service-kit';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { systemClock } from '@invoicing/service-kit/clock';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
@@ -81,6 +82,8 @@ const event = makeEnvelope({ id: '00000000-0000-4000-8000-000000000006', workspa
 const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-0001', numberFormat: SERIES.format, numberPeriod: SERIES.period, numberSequence: 1 };
 const finalizedColumns = Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, finalized[property]])) as FinalizedColumns;
 const claim = { workspaceId: WORKSPACE, key: 'key-1', fingerprint: 'f'.repeat(64) };
+const recorded = { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' };
+const keyedWrites = (orm: MikroORM) => new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 });
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/billing',
@@ -91,9 +94,17 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),
       findManyWithLinesAndSettings: (invoices) => invoices.findManyWithLinesAndSettings(WORKSPACE, [INVOICE, '00000000-0000-4000-8000-000000000007']),
       findByPublicToken: (invoices) => invoices.findByPublicToken('token'),
-      insertDraft: (invoices) => invoices.insertDraft(invoice, [line], entry, event),
-      changeWhileStatus: (invoices) =>
-        invoices.changeWhileStatus({ invoice: { ...finalized, status: 'paid', paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'], whileStatus: 'open', entry, event }),
+      // Unkeyed (a caller inside billing), then keyed, as every request through the gateway is.
+      insertDraft: async (invoices, _em, orm) => {
+        await invoices.insertDraft(invoice, [line], entry, event);
+        return invoices.insertDraft(invoice, [line], entry, event, { writes: keyedWrites(orm), claim, outcome: recorded });
+      },
+      // Unkeyed (a new public link, inside its keyed write's transaction), then keyed (pay, void).
+      changeWhileStatus: async (invoices, _em, orm) => {
+        const payment = { invoice: { ...finalized, status: 'paid' as const, paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'] as const, whileStatus: 'open' as const, entry, event };
+        await invoices.changeWhileStatus(payment);
+        return invoices.changeWhileStatus({ ...payment, outcome: { writes: keyedWrites(orm), claim, outcome: recorded } });
+      },
       lockDraftsAndTakeNumbers: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAndTakeNumbers(tx, { series: SERIES, drafts: [{ id: INVOICE, readVersion: NOW }] })),
       writeFinalized: (invoices, em, orm) =>
         em.transactional((tx) =>
@@ -103,7 +114,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
             timeline: [entry],
             events: [{ envelope: event, traceContext: null }],
             chainHead: 'f'.repeat(64),
-            outcomes: { writes: new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 }), entries: [{ claim, outcome: { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' } }] },
+            outcomes: { writes: keyedWrites(orm), entries: [{ claim, outcome: recorded }] },
           }),
         ),
       findInWorkspace: (invoices) => invoices.findInWorkspace(WORKSPACE, INVOICE),

@@ -222,19 +222,222 @@ insert into
 values
   ($67, $68, $69, $70);
 
+with
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    values
+      ($1, $2, $3, $4, $5, $6)
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $7::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
+  ),
+  "new_invoice" as (
+    insert into
+      "billing"."invoices" (
+        "id",
+        "workspace_id",
+        "status",
+        "customer_id",
+        "customer_name",
+        "currency",
+        "collection_method",
+        "issue_date",
+        "due_date",
+        "days_until_due",
+        "notes",
+        "footer",
+        "buyer_reference",
+        "purchase_order",
+        "delivery_date",
+        "subtotal",
+        "discount_total",
+        "taxable_amount",
+        "tax_total",
+        "total",
+        "amount_due",
+        "amount_paid",
+        "number",
+        "number_format",
+        "number_period",
+        "number_sequence",
+        "business_snapshot",
+        "customer_snapshot",
+        "public_url_token",
+        "snapshot_sha256",
+        "chain_sha256",
+        "snapshot_version",
+        "finalized_at",
+        "paid_at",
+        "payment_reference",
+        "voided_at",
+        "void_reason",
+        "overdue_event_at",
+        "created_at",
+        "updated_at"
+      )
+    select
+      $8 as "id",
+      $9 as "workspace_id",
+      $10 as "status",
+      $11 as "customer_id",
+      $12 as "customer_name",
+      $13 as "currency",
+      $14 as "collection_method",
+      $15 as "issue_date",
+      $16 as "due_date",
+      $17 as "days_until_due",
+      $18 as "notes",
+      $19 as "footer",
+      $20 as "buyer_reference",
+      $21 as "purchase_order",
+      $22 as "delivery_date",
+      $23 as "subtotal",
+      $24 as "discount_total",
+      $25 as "taxable_amount",
+      $26 as "tax_total",
+      $27 as "total",
+      $28 as "amount_due",
+      $29 as "amount_paid",
+      $30 as "number",
+      $31 as "number_format",
+      $32 as "number_period",
+      $33 as "number_sequence",
+      $34 as "business_snapshot",
+      $35 as "customer_snapshot",
+      $36 as "public_url_token",
+      $37 as "snapshot_sha256",
+      $38 as "chain_sha256",
+      $39 as "snapshot_version",
+      $40 as "finalized_at",
+      $41 as "paid_at",
+      $42 as "payment_reference",
+      $43 as "voided_at",
+      $44 as "void_reason",
+      $45 as "overdue_event_at",
+      $46 as "created_at",
+      $47 as "updated_at"
+    from
+      "new_records"
+  ),
+  "new_lines" as (
+    insert into
+      "billing"."invoice_lines" (
+        "id",
+        "invoice_id",
+        "workspace_id",
+        "position",
+        "price_id",
+        "product_id",
+        "description",
+        "quantity",
+        "unit_amount",
+        "discount_amount_off",
+        "discount_percent_off",
+        "discount_amount",
+        "tax_rate",
+        "amount",
+        "tax",
+        "unit_code",
+        "tax_category",
+        "tax_exemption_reason"
+      )
+    select
+      "v".*
+    from
+      "new_records",
+      jsonb_to_recordset($48::jsonb) as "v" (
+        "id" uuid,
+        "invoice_id" uuid,
+        "workspace_id" uuid,
+        "position" smallint,
+        "price_id" uuid,
+        "product_id" uuid,
+        "description" text,
+        "quantity" bigint,
+        "unit_amount" bigint,
+        "discount_amount_off" bigint,
+        "discount_percent_off" numeric(5, 2),
+        "discount_amount" bigint,
+        "tax_rate" numeric(7, 4),
+        "amount" bigint,
+        "tax" bigint,
+        "unit_code" text,
+        "tax_category" text,
+        "tax_exemption_reason" text
+      )
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $49 as "id",
+      $50 as "invoice_id",
+      $51 as "workspace_id",
+      $52 as "type",
+      $53 as "occurred_at",
+      $54 as "key_id",
+      $55 as "request_id",
+      $56 as "details"
+    from
+      "new_records"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $57 as "id",
+      $58 as "subject",
+      $59 as "envelope",
+      $60 as "trace_context"
+    from
+      "new_records"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "recorded"
+      from
+        "new_records"
+    ) as integer
+  ) as "recorded";
+
 -- changeWhileStatus
 with
+  "target" as (
+    select
+      "id"
+    from
+      "billing"."invoices"
+    where
+      "id" = $1
+      and "workspace_id" = $2
+      and "status" = $3
+    for update
+  ),
   "changed" as (
     update "billing"."invoices"
     set
-      "status" = $1,
-      "paid_at" = $2,
-      "amount_due" = $3,
-      "updated_at" = $4
+      "status" = $4,
+      "paid_at" = $5,
+      "amount_due" = $6,
+      "updated_at" = $7
     where
-      "id" = $5
-      and "workspace_id" = $6
-      and "status" = $7
+      "id" in (
+        select
+          "target"."id"
+        from
+          "target"
+      )
     returning
       "id"
   ),
@@ -265,9 +468,125 @@ with
       "changed"
   )
 select
-  cast(count(*) as integer) as "changed"
-from
-  "changed";
+  cast(
+    (
+      select
+        count(*) as "open"
+      from
+        "target"
+    ) as integer
+  ) as "open",
+  cast(
+    (
+      select
+        count(*) as "changed"
+      from
+        "changed"
+    ) as integer
+  ) as "changed";
+
+with
+  "target" as (
+    select
+      "id"
+    from
+      "billing"."invoices"
+    where
+      "id" = $1
+      and "workspace_id" = $2
+      and "status" = $3
+    for update
+  ),
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    select
+      $4 as "workspace_id",
+      $5 as "key",
+      $6 as "fingerprint",
+      $7 as "response_status",
+      $8 as "response_content_type",
+      $9 as "response_body"
+    from
+      "target"
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $10::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
+  ),
+  "changed" as (
+    update "billing"."invoices"
+    set
+      "status" = $11,
+      "paid_at" = $12,
+      "amount_due" = $13,
+      "updated_at" = $14
+    where
+      "id" in (
+        select
+          "target"."id"
+        from
+          "target"
+      )
+      and exists (
+        select
+          1 as "recorded"
+        from
+          "new_records"
+      )
+    returning
+      "id"
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $15 as "id",
+      $16 as "invoice_id",
+      $17 as "workspace_id",
+      $18 as "type",
+      $19 as "occurred_at",
+      $20 as "key_id",
+      $21 as "request_id",
+      $22 as "details"
+    from
+      "changed"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $23 as "id",
+      $24 as "subject",
+      $25 as "envelope",
+      $26 as "trace_context"
+    from
+      "changed"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "open"
+      from
+        "target"
+    ) as integer
+  ) as "open",
+  cast(
+    (
+      select
+        count(*) as "changed"
+      from
+        "changed"
+    ) as integer
+  ) as "changed";
 
 -- lockDraftsAndTakeNumbers
 begin;

@@ -11,7 +11,7 @@ import {
   type RecordedOutcome,
 } from '@invoicing/service-kit';
 import { columnsOf, entityColumns, entityRow, entityRows, sqlOf } from '@invoicing/service-kit/typed-sql';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { sql, type QueryCreator } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
@@ -111,6 +111,8 @@ export interface InvoiceChange {
   whileStatus: StoredStatus;
   entry: TimelineEntryRow;
   event: EventEnvelope;
+  /** A keyed request's outcome (its response), recorded by the same statement. */
+  outcome?: { writes: KeyedWrites; claim: KeyedWriteClaim; outcome: RecordedOutcome } | undefined;
 }
 
 /** Drafts of one series to finalize, each as it was read: it is taken only while it still has that `updated_at`. */
@@ -149,7 +151,7 @@ export type { OutboxEntry };
  * `insert into <table> (<row's columns>) select <row's values> from <cte>`: the row is written once
  * for each row of the CTE, so with a change's CTE (one row or none) only when the change was made.
  */
-const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoice_timeline' | 'outbox', cte: 'changed', row: Record<string, unknown>) => {
+const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoices' | 'invoice_timeline' | 'outbox', cte: 'changed' | 'new_records', row: Record<string, unknown>) => {
   const columns = Object.keys(row);
   return (db as unknown as QueryCreator<BillingDatabase>)
     .insertInto(table)
@@ -163,36 +165,50 @@ const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoice_timeline' | 'o
  * of rows. Values go in as the ORM writes them (entityColumns), so a JSON column arrives as text,
  * declared `text` here and cast where it is used (`jsonColumnOf`).
  */
-const recordsetOf = (em: EntityManager, properties: readonly (keyof InvoiceRow & string)[], rows: readonly Partial<InvoiceRow>[]) => {
-  const meta = em.getMetadata().get(InvoiceEntity);
+const recordsetOf = <Entity extends typeof InvoiceEntity | typeof InvoiceLineEntity>(
+  em: EntityManager,
+  entity: Entity,
+  properties: readonly (keyof InferEntity<Entity> & string)[],
+  rows: readonly Partial<InferEntity<Entity>>[],
+) => {
+  const meta = em.getMetadata().get(entity as typeof InvoiceEntity);
   const definitions = properties.map((property) => {
-    const { fieldNames, columnTypes } = meta.properties[property]!;
-    return sql`${sql.ref(fieldNames[0]!)} ${sql.raw(isJsonProperty(em, property) ? 'text' : columnTypes[0]!)}`;
+    const { fieldNames, columnTypes } = meta.properties[property as never] as { fieldNames: string[]; columnTypes: string[] };
+    return sql`${sql.ref(fieldNames[0]!)} ${sql.raw(columnTypes[0] === 'jsonb' ? 'text' : columnTypes[0]!)}`;
   });
-  const json = JSON.stringify(rows.map((row) => entityColumns(em, InvoiceEntity, row)));
+  const json = JSON.stringify(rows.map((row) => entityColumns(em, entity, row as never)));
   return sql`jsonb_to_recordset(${json}::jsonb)`.as<'v'>(sql`${sql.ref('v')}(${sql.join(definitions)})`);
 };
 
 const isJsonProperty = (em: EntityManager, property: keyof InvoiceRow & string): boolean =>
   em.getMetadata().get(InvoiceEntity).properties[property]!.columnTypes[0] === 'jsonb';
 
-/**
- * The columns finalization set on each invoice of a batch, on `db` (one of `tx`'s query creators,
- * for a CTE of the batch's write): one row returned per invoice changed.
- *
- * An update from the batch's rows as one jsonb parameter, rather than an insert whose every row
- * conflicts (an upsert standing in for an update, as it was written before): it sends and checks
- * the finalized columns only, not whole rows, and one parameter instead of one per column and row,
- * under one statement text for any batch size. Measured with bench/finalize-write.ts (medians of
- * 7 rounds of 150 batches on a busy 2-core machine), ms per batch, this process / PostgreSQL's
- * backend / wall: of 64 invoices, the upsert 7.5 / 5.9 / 26.6, this 2.4 / 4.9 / 13.5, an update
- * from `values` (a parameter per value) 4.5 / 5.5 / 17.3; of 16, 2.3 / 1.9 / 6.0, 0.9 / 1.6 / 4.1
- * and 1.4 / 1.9 / 5.7.
- */
+/** The properties of an invoice line, in the order of its columns. */
+const LINE_PROPERTIES = [
+  'id',
+  'invoiceId',
+  'workspaceId',
+  'position',
+  'priceId',
+  'productId',
+  'description',
+  'quantity',
+  'unitAmount',
+  'discountAmountOff',
+  'discountPercentOff',
+  'discountAmount',
+  'taxRate',
+  'amount',
+  'tax',
+  'unitCode',
+  'taxCategory',
+  'taxExemptionReason',
+] as const satisfies readonly (keyof InvoiceLineRow)[];
+
 export const finalizedInvoicesUpdate = (db: QueryCreator<BillingDatabase>, tx: EntityManager, workspaceId: string, invoices: FinalizedBatch['invoices']) =>
   db
     .updateTable('invoices')
-    .from(recordsetOf(tx, ['id', ...FINALIZED_PROPERTIES], invoices.map(({ id, columns }) => ({ id, ...columns }))))
+    .from(recordsetOf(tx, InvoiceEntity, ['id', ...FINALIZED_PROPERTIES], invoices.map(({ id, columns }) => ({ id, ...columns }))))
     .set(
       Object.fromEntries(
         FINALIZED_PROPERTIES.map((property) => {
@@ -242,35 +258,82 @@ export const invoiceRepository = (em: EntityManager) => {
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
     findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.public_url_token', '=', token).executeTakeFirst()),
 
-    /** A new draft with its lines (at least one: the contract's `items` asks for one), its `created` entry and its event: one statement. */
-    insertDraft: async (invoice: InvoiceRow, lines: readonly InvoiceLineRow[], entry: TimelineEntryRow, event: EventEnvelope): Promise<void> => {
-      await sqlOf<BillingDatabase>(em)
-        .with('new_invoice', (db) => db.insertInto('invoices').values(entityColumns(em, InvoiceEntity, invoice)))
-        .with('new_lines', (db) => db.insertInto('invoice_lines').values(lines.map((line) => entityColumns(em, InvoiceLineEntity, line))))
-        .with('new_entries', (db) => db.insertInto('invoice_timeline').values(entityColumns(em, TimelineEntryEntity, entry)))
-        .insertInto('outbox')
-        .values(outboxRows([fromThisRequest(event)]))
-        .execute();
+    /**
+     * A new draft with its lines (at least one: the contract's `items` asks for one), its `created`
+     * entry and its event: one statement. A keyed request's outcome is recorded by it first, and
+     * the draft written only when it was (the key was free; the statement needs no transaction
+     * around it): false when the key already held a live outcome, and nothing was written.
+     */
+    insertDraft: async (
+      invoice: InvoiceRow,
+      lines: readonly InvoiceLineRow[],
+      entry: TimelineEntryRow,
+      event: EventEnvelope,
+      outcome?: { writes: KeyedWrites; claim: KeyedWriteClaim; outcome: RecordedOutcome },
+    ): Promise<boolean> => {
+      if (!outcome) {
+        await sqlOf<BillingDatabase>(em)
+          .with('new_invoice', (db) => db.insertInto('invoices').values(entityColumns(em, InvoiceEntity, invoice)))
+          .with('new_lines', (db) => db.insertInto('invoice_lines').values(lines.map((line) => entityColumns(em, InvoiceLineEntity, line))))
+          .with('new_entries', (db) => db.insertInto('invoice_timeline').values(entityColumns(em, TimelineEntryEntity, entry)))
+          .insertInto('outbox')
+          .values(outboxRows([fromThisRequest(event)]))
+          .execute();
+        return true;
+      }
+      const { recorded } = await sqlOf<BillingDatabase>(em)
+        .with('new_records', (db) => outcome.writes.recordManyIn(db, [outcome]))
+        // Selected from `new_records` (one row, or none), the draft's rows are written only with the record.
+        .with('new_invoice', (db) => insertOnlyWith(db, 'invoices', 'new_records', entityColumns(em, InvoiceEntity, invoice)))
+        .with('new_lines', (db) =>
+          db
+            .insertInto('invoice_lines')
+            .columns(columnsOf(em, InvoiceLineEntity, LINE_PROPERTIES))
+            .expression((eb) => eb.selectFrom(['new_records' as 'invoice_lines', recordsetOf(em, InvoiceLineEntity, LINE_PROPERTIES, lines)]).selectAll('v' as never) as never),
+        )
+        .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'new_records', entityColumns(em, TimelineEntryEntity, entry)))
+        .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'new_records', outboxColumns(em, fromThisRequest(event))))
+        .selectNoFrom((eb) => eb.cast<number>(eb.selectFrom('new_records' as 'invoices').select((records) => records.fn.countAll().as('recorded')), 'integer').as('recorded'))
+        .executeTakeFirstOrThrow();
+      return recorded > 0;
     },
 
     /**
      * Applies a change (a payment, a void, a new public link) in one statement, only while the
-     * invoice still has `whileStatus`; false when it no longer had it, and nothing was written.
+     * invoice still has `whileStatus`, with its timeline entry and its event: `changed`; or
+     * `not-in-status` when it no longer had it, and nothing was written. A keyed request's outcome
+     * is recorded by the same statement, and the change is written only when it was (the statement
+     * needs no transaction around it): `key-held` when the key already held a live outcome, and
+     * nothing was written.
      */
-    changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event }: InvoiceChange): Promise<boolean> => {
+    changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event, outcome }: InvoiceChange): Promise<'changed' | 'not-in-status' | 'key-held'> => {
       const changes = entityColumns(em, InvoiceEntity, Object.fromEntries(properties.map((property) => [property, invoice[property] ?? null])));
-      const { changed } = await sqlOf<BillingDatabase>(em)
+      const target = sqlOf<BillingDatabase>(em).with('target', (db) =>
+        // Locked first: nothing changes its status before this statement's own change.
+        db.selectFrom('invoices').select('id').where('id', '=', invoice.id).where('workspace_id', '=', invoice.workspaceId).where('status', '=', whileStatus).forUpdate(),
+      );
+      // Typed as `target` alone: `new_records` is named only where it exists.
+      const recording = (outcome ? target.with('new_records', (db) => outcome.writes.recordIn(db, outcome, 'target')) : target) as typeof target;
+      const { open, changed } = await recording
         .with('changed', (db) =>
-          db.updateTable('invoices').set(changes).where('id', '=', invoice.id).where('workspace_id', '=', invoice.workspaceId).where('status', '=', whileStatus).returning('id'),
+          db
+            .updateTable('invoices')
+            .set(changes)
+            .where('id', 'in', db.selectFrom('target').select('target.id'))
+            .$if(outcome !== undefined, (update) => update.where(({ exists, selectFrom }) => exists(selectFrom('new_records' as 'target').select(sql.lit(1).as('recorded')))))
+            .returning('id'),
         )
         // Selected from `changed` (the invoice by its id, or no row), the entry and the event are
         // written only with the change.
         .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'changed', entityColumns(em, TimelineEntryEntity, entry)))
         .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'changed', outboxColumns(em, fromThisRequest(event))))
-        .selectFrom('changed')
-        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
+        .selectNoFrom((eb) => [
+          eb.cast<number>(eb.selectFrom('target').select((target) => target.fn.countAll().as('open')), 'integer').as('open'),
+          eb.cast<number>(eb.selectFrom('changed').select((changed) => changed.fn.countAll().as('changed')), 'integer').as('changed'),
+        ])
         .executeTakeFirstOrThrow();
-      return changed > 0;
+      if (changed > 0) return 'changed';
+      return open > 0 ? 'key-held' : 'not-in-status';
     },
 
     /**

@@ -5,7 +5,7 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { notFound, timeBound, type CursorCodec } from '@invoicing/service-kit';
+import { AlreadyRecorded, notFound, timeBound, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
@@ -25,7 +25,8 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const timeline = timelineRepository(em);
 
   return {
-    create: async (actor: Actor, body: CreateInvoiceBody) => {
+    /** A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see SelfRecordedWrite). */
+    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite) => {
       const moment = await workspaceMoment(deps, actor);
       const currency = body.currency ?? moment.account.defaultCurrency;
       const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now });
@@ -38,9 +39,13 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       const view = invoiceView(row, lines, moment.view);
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
-      await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event);
+      const answer = { data: view };
+      const outcome = keyed && { writes: keyed.writes, claim: keyed.claim, outcome: keyed.outcomeOf(answer) };
+      // The key already holds the outcome of this request, made before: that is the answer.
+      if (!(await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event, outcome))) throw new AlreadyRecorded();
+      if (outcome) keyed!.committed(outcome.outcome);
       announce();
-      return { data: view };
+      return answer;
     },
 
     list: async (actor: Actor, query: ListInvoicesQuery) => {
