@@ -1,7 +1,7 @@
 // The kit's own statements (the outbox and keyed writes every service shares), for its committed
 // SQL. They run on billing's schema, which has both tables; the statements name whichever schema
 // their service gives.
-import { addToOutbox, KeyedWrites, OutboxRelay, pingDatabase } from '@invoicing/service-kit';
+import { addToOutbox, KeyedWrites, OutboxRelay, pingDatabase, sqlOf } from '@invoicing/service-kit';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { BILLING_SCHEMA, openBillingDatabase } from '../../services/billing/src/database.ts';
@@ -27,7 +27,7 @@ export const KIT_SQL_EXAMPLES: ServiceSqlExamples = {
     }),
     moduleExamples('src/keyed-writes.sql', 'KeyedWrites (keyed-writes.ts)', {
       record: (_, orm) => keyedWrites(orm).record(claim, outcome),
-      recordMany: (em, orm) => em.transactional((tx) => keyedWrites(orm).recordMany(tx, [{ claim, outcome }])),
+      recordManyIn: (em, orm) => em.transactional((tx) => keyedWrites(orm).recordManyIn(sqlOf(tx, BILLING_SCHEMA), [{ claim, outcome }]).execute()),
       find: (_, orm) => keyedWrites(orm).find(WORKSPACE, claim.key),
       purgeExpired: (_, orm) => keyedWrites(orm).purgeExpired(),
     }),

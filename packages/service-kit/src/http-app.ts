@@ -9,7 +9,7 @@ import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
 import { INTERNAL_HEADERS } from './internal-headers.ts';
 import { acceptJsonBodiesOnly } from './json-bodies.ts';
-import { KeyedWrites, runKeyedWrite, type KeyedWriteClaim } from './keyed-writes.ts';
+import { KeyedWrites, runKeyedWrite, type KeyedWriteClaim, type SelfRecordedWrite } from './keyed-writes.ts';
 import { registerMetrics } from './metrics.ts';
 import { fingerprintOf } from './request-fingerprint.ts';
 import { registerTracing } from './tracing.ts';
@@ -189,7 +189,8 @@ const claimOf = (request: FastifyRequest): KeyedWriteClaim | undefined => {
 export const registerOperation = <O extends Operation>(
   app: FastifyInstance,
   operation: O,
-  handler: (request: OperationRequest<O>, reply: FastifyReply) => Promise<unknown>,
+  /** `keyed`: with `recordsOwnOutcome`, the keyed write whose outcome the handler records; undefined without a key. */
+  handler: (request: OperationRequest<O>, reply: FastifyReply, keyed: SelfRecordedWrite | undefined) => Promise<unknown>,
   /** `recordsOwnOutcome`: the handler commits in a transaction it runs itself and records its outcome there (see SelfRecordedWrite). */
   { recordsOwnOutcome = false }: { recordsOwnOutcome?: boolean } = {},
 ): void => {
@@ -219,7 +220,7 @@ export const registerOperation = <O extends Operation>(
       : {}),
     handler: async (request, reply) => {
       reply.code(status);
-      const handle = () => handler(request as unknown as OperationRequest<O>, reply);
+      const handle = (keyed?: SelfRecordedWrite) => handler(request as unknown as OperationRequest<O>, reply, keyed);
       const claim = claims.get(request);
       if (claim && app.keyedWrites) return runKeyedWrite({ request, reply, ...app.keyedWrites, claim, recordsOwnOutcome }, handle);
       const result = await handle();

@@ -18,7 +18,7 @@ where
 returning
   1 as "recorded";
 
--- recordMany
+-- recordManyIn
 begin;
 
 insert into

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PROBLEM_CONTENT_TYPE } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { z } from 'zod';
 import { AppError } from './app-error.ts';
 import type { Orm } from './database.ts';
@@ -81,22 +81,27 @@ export class KeyedWrites {
   }
 
   /**
-   * Inserts outcomes in one statement on `em`'s connection (its transaction, if any); returns one
-   * row per outcome recorded. A record past its time to live is free again, as it is at the gateway.
+   * The insert of outcomes on `db`, in the service's schema: one row returned per outcome recorded.
+   * A record past its time to live is free again, as it is at the gateway. With `onlyWith`, the
+   * name of a CTE of the same statement, the one outcome is recorded only when that CTE has a row.
    */
-  #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
-    return sqlOf<KitDatabase>(em, this.#schema)
-      .insertInto('idempotency_records')
-      .values(
-        entries.map(({ claim, outcome }) => ({
-          workspace_id: claim.workspaceId,
-          key: claim.key,
-          fingerprint: claim.fingerprint,
-          response_status: outcome.status,
-          response_content_type: outcome.contentType,
-          response_body: outcome.body,
-        })),
-      )
+  #insertOn(db: QueryCreator<KitDatabase>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[], onlyWith?: string) {
+    const rows = entries.map(({ claim, outcome }) => ({
+      workspace_id: claim.workspaceId,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      response_status: outcome.status,
+      response_content_type: outcome.contentType,
+      response_body: outcome.body,
+    }));
+    const insert = db.insertInto('idempotency_records');
+    const inserting =
+      onlyWith === undefined
+        ? insert.values(rows)
+        : insert
+            .columns(['workspace_id', 'key', 'fingerprint', 'response_status', 'response_content_type', 'response_body'])
+            .expression((eb) => eb.selectFrom(onlyWith as never).select(Object.entries(rows[0]!).map(([column, value]) => eb.val(value).as(column)) as never) as never);
+    return inserting
       .onConflict((oc) =>
         oc
           .columns(['workspace_id', 'key'])
@@ -109,8 +114,12 @@ export class KeyedWrites {
           }))
           .where('idempotency_records.created_at', '<', this.#expiry()),
       )
-      .returning(sql<number>`1`.as('recorded'))
-      .execute();
+      .returning(sql<number>`1`.as('recorded'));
+  }
+
+  /** Inserts outcomes in one statement on `em`'s connection (its transaction, if any); one row per outcome recorded. */
+  #insert(em: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return this.#insertOn(sqlOf<KitDatabase>(em, this.#schema), entries).execute();
   }
 
   /**
@@ -124,14 +133,24 @@ export class KeyedWrites {
   }
 
   /**
-   * Records several outcomes in one statement inside `tx`, a transaction the caller runs; how many
-   * were recorded (fewer than given when some key already holds a live outcome, and then the
-   * caller rolls back). Two outcomes for one key in one call are an error.
+   * Records several outcomes as part of a write the caller sends in its own transaction: the
+   * insert, on `db` (a query creator of that transaction, in the schema of these records), to put
+   * in a data-modifying CTE of the write, so the outcomes cost no round trip of their own. It
+   * returns one row per outcome recorded: fewer than given when some key already holds a live
+   * outcome, and then the caller rolls back. Two outcomes for one key in one call are an error.
    */
-  async recordMany(tx: EntityManager, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]): Promise<number> {
-    if (entries.length === 0) return 0;
-    const recorded = await this.#insert(tx, entries);
-    return recorded.length;
+  recordManyIn<DB>(db: QueryCreator<DB>, entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[]) {
+    return this.#insertOn(db as unknown as QueryCreator<KitDatabase>, entries);
+  }
+
+  /**
+   * Records one outcome as a CTE of a write that is a single statement, with no transaction around
+   * it: the outcome is recorded only when the CTE `onlyWith` of that statement has a row (the
+   * write can be made), and the statement's change should then be written only when this returns
+   * its row (the key was free), so the write and its record are made together or not at all.
+   */
+  recordIn<DB>(db: QueryCreator<DB>, entry: { claim: KeyedWriteClaim; outcome: RecordedOutcome }, onlyWith: string) {
+    return this.#insertOn(db as unknown as QueryCreator<KitDatabase>, [entry], onlyWith);
   }
 
   async find(workspaceId: string, key: string): Promise<(RecordedOutcome & { fingerprint: string }) | undefined> {
@@ -186,7 +205,8 @@ export class AlreadyRecorded extends Error {
 /**
  * A keyed write whose handler commits in a transaction it shares with other requests (billing's
  * group commit of finalizes writes many in one) records its outcome in that transaction itself,
- * through this, so the write and its record still commit together or not at all.
+ * through this, so the write and its record still commit together or not at all. The handler gets
+ * it as an argument (registerOperation's `recordsOwnOutcome`), never from ambient state.
  */
 export interface SelfRecordedWrite {
   claim: KeyedWriteClaim;
@@ -196,11 +216,6 @@ export interface SelfRecordedWrite {
   /** Tells that the transaction holding the outcome's record has committed. */
   committed: (outcome: RecordedOutcome) => void;
 }
-
-const selfRecorded = new AsyncLocalStorage<SelfRecordedWrite>();
-
-/** The keyed write the current request runs, when its operation records its own outcome; else undefined. */
-export const selfRecordedWrite = (): SelfRecordedWrite | undefined => selfRecorded.getStore();
 
 const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWriteClaim): Promise<FastifyReply> => {
   const recorded = await writes.find(claim.workspaceId, claim.key);
@@ -224,9 +239,14 @@ const replay = async (reply: FastifyReply, writes: KeyedWrites, claim: KeyedWrit
  * write (see SelfRecordedWrite). An answer it gave without writing (an invoice already finalized,
  * say) changed nothing, so it is recorded here on its own, as an error outcome is.
  */
-const runSelfRecorded = async (writes: KeyedWrites, claim: KeyedWriteClaim, outcomeOf: (result: unknown) => RecordedOutcome, handle: () => Promise<unknown>): Promise<string> => {
+const runSelfRecorded = async (
+  writes: KeyedWrites,
+  claim: KeyedWriteClaim,
+  outcomeOf: (result: unknown) => RecordedOutcome,
+  handle: (keyed: SelfRecordedWrite) => Promise<unknown>,
+): Promise<string> => {
   let recorded: RecordedOutcome | undefined;
-  const result = await selfRecorded.run({ claim, writes, outcomeOf, committed: (outcome) => void (recorded = outcome) }, handle);
+  const result = await handle({ claim, writes, outcomeOf, committed: (outcome) => void (recorded = outcome) });
   if (recorded) return recorded.body;
   const outcome = outcomeOf(result);
   if (!(await writes.record(claim, outcome))) throw new AlreadyRecorded();
@@ -242,7 +262,8 @@ export const runKeyedWrite = async (
     claim,
     recordsOwnOutcome = false,
   }: { request: FastifyRequest; reply: FastifyReply; orm: Orm; writes: KeyedWrites; claim: KeyedWriteClaim; recordsOwnOutcome?: boolean },
-  handle: () => Promise<unknown>,
+  /** With `recordsOwnOutcome`, called with the keyed write whose outcome it records; else with none. */
+  handle: (keyed?: SelfRecordedWrite) => Promise<unknown>,
 ): Promise<unknown> => {
   const committed: (() => void)[] = [];
   const outcomeOf = (result: unknown): RecordedOutcome => {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { parsePublicId } from '@invoicing/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillingService } from '../src/service.ts';
 import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
 import { asClients } from './support/as-clients.ts';
+import { startCountingProxy } from './support/counting-proxy.ts';
 
 const numbers = (count: number, from = 1) => Array.from({ length: count }, (_, i) => `INV/2026/${String(from + i).padStart(4, '0')}`);
 
@@ -55,7 +57,7 @@ describe('finalize with group commit', () => {
    * Holds a row lock from outside, as a long transaction of another replica would: a finalize
    * batch started now waits on it, so the finalizes that follow queue up behind that batch.
    */
-  const holdLock = async (sql: string, params: unknown[]) => {
+  const holdLock = async (sql: string, params: unknown[], beforeRelease: (tx: EntityManager) => Promise<unknown> = async () => {}) => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let locked!: () => void;
@@ -64,6 +66,7 @@ describe('finalize with group commit', () => {
       await tx.execute(sql, params);
       locked();
       await released;
+      await beforeRelease(tx);
     });
     await isLocked;
     return async () => {
@@ -76,13 +79,28 @@ describe('finalize with group commit', () => {
   const batchWaits = (statement: string) => async () =>
     (await harness.sql<{ n: string }>(`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like ? and query not like '%pg_stat_activity%'`, [`%${statement}%`]))[0]!.n !== '0';
   const batchWaitsOnCounter = batchWaits('number_series');
+  /**
+   * Changes a draft as a PATCH would, in a transaction that locks its row now and commits the
+   * change when told: a batch that read the draft before and locks it meanwhile waits, then finds
+   * it changed.
+   */
+  const changeLater = async (invoiceId: string) => {
+    const commit = await holdLock('select 1 from billing.invoices where id = ? for update', [invoiceId], (tx) =>
+      tx.execute(`update billing.invoices set notes = 'changed behind the batch', updated_at = updated_at + interval '1 millisecond' where id = ?`, [invoiceId]),
+    );
+    return commit;
+  };
 
-  it('batches concurrent finalizes of one series: numbers 1..N without gap or duplicate, an intact chain, fewer transactions than finalizes, and keyed answers replayed', async () => {
-    const replica = await harness.start();
+  it('batches concurrent finalizes of one series: numbers 1..N without gap or duplicate, an intact chain, fewer transactions than finalizes, one customer read per batch, and keyed answers replayed', async () => {
+    const catalog = await startCountingProxy(harness.catalog.url);
+    const replica = await harness.start({ env: { CATALOG_URL: catalog.url } });
     const { api, draft, finalize, expectIntactSeries } = await workspace(replica);
     const ids = await asClients(16, Array.from({ length: 300 }), () => draft());
+    catalog.reset();
 
     const responses = await asClients(32, ids, (id) => finalize(api, id));
+    const customerReads = catalog.requests().filter((request) => request.startsWith('GET /api/v1/customers/')).length;
+    await catalog.close();
     expect(responses.filter((r) => r.status !== 200)).toEqual([]);
     expect(responses.map((r) => r.body.data.number).sort()).toEqual(numbers(300));
     await expectIntactSeries(300);
@@ -91,7 +109,9 @@ describe('finalize with group commit', () => {
     expect(stats.members).toBe(300);
     // Batched for real: on average more than two finalizes share one transaction.
     expect(stats.batches).toBeLessThan(150);
-    console.info(`300 finalizes by 32 clients in ${stats.batches} transactions (average batch ${(stats.members / stats.batches).toFixed(1)})`);
+    console.info(`300 finalizes by 32 clients in ${stats.batches} transactions (average batch ${(stats.members / stats.batches).toFixed(1)}), ${customerReads} customer reads`);
+    // All drafts name one customer: each batch asks the catalog for it once.
+    expect(customerReads).toBe(stats.batches);
 
     // Each keyed member's response was recorded in its batch's transaction: a repeat replays it byte for byte.
     const repeats = await Promise.all(ids.slice(0, 20).map((id) => finalize(api, id)));
@@ -103,7 +123,7 @@ describe('finalize with group commit', () => {
     expect(Number(events[0]!.n)).toBe(300);
   }, 120_000);
 
-  it('leaves out a member changed by a PATCH meanwhile (finalized afresh) and one made invalid meanwhile (400); the others go together', async () => {
+  it('reads its drafts when it starts: changes made while they waited are finalized, a draft emptied meanwhile refused (400); one changed between its read and its lock is read again and finalized afresh', async () => {
     const replica = await harness.start();
     const { api, seed, draft, finalize, expectIntactSeries } = await workspace(replica);
     const product = await seed.product();
@@ -111,28 +131,34 @@ describe('finalize with group commit', () => {
     expect((await finalize(api, await draft())).status).toBe(200);
     const [first, plain, patched] = [await draft(), await draft(), await draft()];
     const emptied = await draft(api, [{ price: price.id, quantity: 1 }], { currency: 'EUR' });
+    const raced = await draft();
 
     const release = await holdCounter(api.workspaceId);
     const leading = finalize(api, first);
     await waitFor(batchWaitsOnCounter, 'the first batch to wait on the counter row');
-    const queued = [plain, patched, emptied].map((id) => finalize(api, id));
-    await waitFor(async () => (await batchStats(replica)).waiting === 3, 'three finalizes waiting for the next batch');
+    const queued = [plain, patched, emptied, raced].map((id) => finalize(api, id));
+    await waitFor(async () => (await batchStats(replica)).waiting === 4, 'four finalizes waiting for the next batch');
     // Both PATCHes commit while their finalizes wait: one changes the notes, one drops the only (catalog) line.
     expect((await api.call('PATCH', `/api/v1/invoices/${patched}`, { notes: 'changed meanwhile' })).status).toBe(200);
     expect((await api.call('PATCH', `/api/v1/invoices/${emptied}`, { currency: 'USD' })).body.data.lines.data).toEqual([]);
+    // `raced` is changed by a transaction that holds its row until the next batch, having read it, waits to lock it.
+    const commitChange = await changeLater(parsePublicId('invoice', raced)!);
     const before = await batchStats(replica);
     await release();
+    await waitFor(batchWaits('"locked"'), 'the next batch to wait on the changed draft');
+    await commitChange();
 
-    const [leader, plainDone, patchedDone, emptiedDone] = await Promise.all([leading, ...queued]);
-    expect([leader, plainDone, patchedDone].map((r) => r!.status)).toEqual([200, 200, 200]);
+    const [leader, plainDone, patchedDone, emptiedDone, racedDone] = await Promise.all([leading, ...queued]);
+    expect([leader, plainDone, patchedDone, racedDone].map((r) => r!.status)).toEqual([200, 200, 200, 200]);
     expect(patchedDone!.body.data).toMatchObject({ notes: 'changed meanwhile', status: 'open' });
+    expect(racedDone!.body.data).toMatchObject({ notes: 'changed behind the batch', status: 'open' });
     expect(emptiedDone).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
     expect((await api.call('GET', `/api/v1/invoices/${emptied}`)).body.data).toMatchObject({ status: 'draft', number: null });
-    expect([leader, plainDone, patchedDone].map((r) => r!.body.data.number).sort()).toEqual(numbers(3, 2));
-    await expectIntactSeries(4);
-    // The leader's batch, then the three waiting together, then the patched draft again on its own.
+    expect([leader, plainDone, patchedDone, racedDone].map((r) => r!.body.data.number).sort()).toEqual(numbers(4, 2));
+    await expectIntactSeries(5);
+    // After the leader's batch: the four waiting together, then the raced draft again on its own.
     const after = await batchStats(replica);
-    expect({ batches: after.batches - before.batches, members: after.members - before.members }).toEqual({ batches: 2, members: 4 });
+    expect({ batches: after.batches - before.batches, members: after.members - before.members }).toEqual({ batches: 2, members: 5 });
   }, 60_000);
 
   it('two replicas finalizing one series at once: numbers 1..N without gap or duplicate, an intact chain', async () => {

@@ -143,6 +143,40 @@ describe('writes under an Idempotency-Key, repeated at billing', () => {
     expect(await outboxOf(id, 'billing.invoice.finalized')).toBe(1);
   });
 
+  it('pay and void record their response in the statement that writes them: a record that fails takes the change and its event back with it', async () => {
+    const draft = await api.call('POST', '/api/v1/invoices', createBody(), keyed(randomUUID()));
+    const id = draft.body.data.id as string;
+    expect((await api.call('POST', `/api/v1/invoices/${id}/finalize`, undefined, keyed(randomUUID()))).status).toBe(200);
+    for (const [action, event] of [
+      ['pay', 'billing.invoice.paid'],
+      ['void', 'billing.invoice.voided'],
+    ] as const) {
+      const key = randomUUID();
+      await harness.sql(`alter table billing.idempotency_records add constraint refuse_change_key check (key <> '${key}')`);
+      const failed = await api.call('POST', `/api/v1/invoices/${id}/${action}`, {}, keyed(key));
+      await harness.sql('alter table billing.idempotency_records drop constraint refuse_change_key');
+      expect(failed.status).toBe(500);
+      expect((await api.call('GET', `/api/v1/invoices/${id}`)).body.data).toMatchObject({ status: 'open' });
+      expect(await outboxOf(id, event)).toBe(0);
+    }
+
+    const key = randomUUID();
+    const paid = await api.call('POST', `/api/v1/invoices/${id}/pay`, {}, keyed(key));
+    expect(paid.status).toBe(200);
+    const repeat = await api.call('POST', `/api/v1/invoices/${id}/pay`, {}, keyed(key));
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.body).toEqual(paid.body);
+    expect(await outboxOf(id, 'billing.invoice.paid')).toBe(1);
+
+    // The key holds that answer: a pay of another open invoice under it changes nothing.
+    const other = (await api.call('POST', '/api/v1/invoices', createBody(), keyed(randomUUID()))).body.data.id as string;
+    expect((await api.call('POST', `/api/v1/invoices/${other}/finalize`, undefined, keyed(randomUUID()))).status).toBe(200);
+    const reused = await api.call('POST', `/api/v1/invoices/${other}/pay`, {}, keyed(key));
+    expect(reused).toMatchObject({ status: 409, body: { code: 'idempotency_key_reused' } });
+    expect((await api.call('GET', `/api/v1/invoices/${other}`)).body.data).toMatchObject({ status: 'open' });
+    expect(await outboxOf(other, 'billing.invoice.paid')).toBe(0);
+  });
+
   it('rolls the write back with its record when the transaction fails, so the retry runs anew', async () => {
     const key = randomUUID();
     const before = await invoiceCount();

@@ -1,19 +1,23 @@
 // Billing's repositories, each method called once with fixed arguments, for the committed SQL
 // beside each repository (packages/testing/src/committed-sql.ts, `npm run sql:write`).
+import { KeyedWrites } from '@invoicing/service-kit';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { systemClock } from '@invoicing/service-kit/clock';
 import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
 import { accountRepository } from '../src/modules/account/account.repository.ts';
-import type { InvoiceLineRow, InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
+import { FINALIZED_PROPERTIES, type FinalizedColumns } from '../src/modules/invoices/finalization.domain.ts';
+import type { InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
 import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
 import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
 import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
 import type { TimelineEntryRow } from '../src/modules/timeline/timeline.entity.ts';
 import { timelineRepository } from '../src/modules/timeline/timeline.repository.ts';
+import { EXAMPLE_INVOICE, EXAMPLE_WORKSPACE, makeLine } from './support/rows.ts';
 
-const WORKSPACE = '00000000-0000-4000-8000-000000000001';
-const INVOICE = '00000000-0000-4000-8000-000000000002';
+const WORKSPACE = EXAMPLE_WORKSPACE;
+const INVOICE = EXAMPLE_INVOICE;
 const CUSTOMER = '00000000-0000-4000-8000-000000000003';
 const NOW = new Date('2026-11-26T10:00:00.000Z');
 const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2026' };
@@ -61,26 +65,7 @@ const invoice: InvoiceRow = {
   updatedAt: NOW,
 };
 
-const line: InvoiceLineRow = {
-  id: '00000000-0000-4000-8000-000000000004',
-  invoiceId: INVOICE,
-  workspaceId: WORKSPACE,
-  position: 0,
-  priceId: null,
-  productId: null,
-  description: 'Consulting',
-  quantity: 1,
-  unitAmount: 10_000,
-  discountAmountOff: null,
-  discountPercentOff: null,
-  discountAmount: 0,
-  taxRate: 19,
-  amount: 10_000,
-  tax: 1_900,
-  unitCode: 'C62',
-  taxCategory: 'S',
-  taxExemptionReason: null,
-};
+const line = makeLine();
 
 const entry: TimelineEntryRow = {
   id: '00000000-0000-4000-8000-000000000005',
@@ -95,6 +80,10 @@ const entry: TimelineEntryRow = {
 
 const event = makeEnvelope({ id: '00000000-0000-4000-8000-000000000006', workspace_id: WORKSPACE });
 const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-0001', numberFormat: SERIES.format, numberPeriod: SERIES.period, numberSequence: 1 };
+const finalizedColumns = Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, finalized[property]])) as FinalizedColumns;
+const claim = { workspaceId: WORKSPACE, key: 'key-1', fingerprint: 'f'.repeat(64) };
+const recorded = { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' };
+const keyedWrites = (orm: MikroORM) => new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 });
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/billing',
@@ -102,14 +91,30 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   repositories: [
     repositoryExamples('src/modules/invoices/invoice.repository.sql', 'invoiceRepository (invoice.repository.ts)', invoiceRepository, {
       findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),
+      findManyWithLinesAndSettings: (invoices) => invoices.findManyWithLinesAndSettings(WORKSPACE, [INVOICE, '00000000-0000-4000-8000-000000000007']),
       findByPublicToken: (invoices) => invoices.findByPublicToken('token'),
-      insertDraft: (invoices) => invoices.insertDraft(invoice, [line], entry, event),
-      changeWhileStatus: (invoices) =>
-        invoices.changeWhileStatus({ invoice: { ...finalized, status: 'paid', paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'], whileStatus: 'open', entry, event }),
-      lockDraftsAsRead: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAsRead(tx, WORKSPACE, [{ id: INVOICE, readVersion: NOW }])),
-      writeFinalized: (invoices, em) =>
+      // Unkeyed (a caller inside billing), then keyed, as every request through the gateway is.
+      insertDraft: async (invoices, _em, orm) => {
+        await invoices.insertDraft(invoice, [line], entry, event);
+        return invoices.insertDraft(invoice, [line], entry, event, { writes: keyedWrites(orm), claim, outcome: recorded });
+      },
+      // Unkeyed (a new public link, inside its keyed write's transaction), then keyed (pay, void).
+      changeWhileStatus: async (invoices, _em, orm) => {
+        const payment = { invoice: { ...finalized, status: 'paid' as const, paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'] as const, whileStatus: 'open' as const, entry, event };
+        await invoices.changeWhileStatus(payment);
+        return invoices.changeWhileStatus({ ...payment, outcome: { writes: keyedWrites(orm), claim, outcome: recorded } });
+      },
+      lockDraftsAndTakeNumbers: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAndTakeNumbers(tx, { series: SERIES, drafts: [{ id: INVOICE, readVersion: NOW }] })),
+      writeFinalized: (invoices, em, orm) =>
         em.transactional((tx) =>
-          invoices.writeFinalized(tx, { invoices: [finalized], timeline: [entry], events: [{ envelope: event, traceContext: null }], series: SERIES, chainHead: 'f'.repeat(64) }),
+          invoices.writeFinalized(tx, {
+            series: SERIES,
+            invoices: [{ id: finalized.id, columns: finalizedColumns }],
+            timeline: [entry],
+            events: [{ envelope: event, traceContext: null }],
+            chainHead: 'f'.repeat(64),
+            outcomes: { writes: keyedWrites(orm), entries: [{ claim, outcome: recorded }] },
+          }),
         ),
       findInWorkspace: (invoices) => invoices.findInWorkspace(WORKSPACE, INVOICE),
       findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
@@ -130,7 +135,6 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       pageOldestFirst: (timeline) => timeline.pageOldestFirst(INVOICE, { created: NOW, id: entry.id }, 10),
     }),
     repositoryExamples('src/modules/numbering/numbering.repository.sql', 'numberingRepository (numbering.repository.ts)', numberingRepository, {
-      takeNumbers: (numbering, em) => em.transactional((tx) => numbering.takeNumbers(tx, SERIES, 2)),
       seriesWithCounts: (numbering) => numbering.seriesWithCounts(WORKSPACE),
       internalGaps: (numbering) => numbering.internalGaps(WORKSPACE),
       seriesPage: (numbering) => numbering.seriesPage(WORKSPACE, SERIES.format, SERIES.period, 0, 100),

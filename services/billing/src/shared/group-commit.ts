@@ -1,8 +1,9 @@
 /**
- * Group commit: work for one key (a number series) that arrives while a batch of that key is
- * being committed waits, and goes in the next batch, up to `maxBatch` members; so a burst costs
- * one transaction (one fsync, one turn on the series' counter row) per batch rather than per
- * member. Nothing waits on a timer: a member that finds no batch running starts one at once.
+ * Group commit: work for one key (finalize's: a workspace, so one number series) that arrives
+ * while a batch of that key is being committed waits, and goes in the next batch, up to
+ * `maxBatch` members; so a burst costs one transaction (one fsync, one turn on the series' counter
+ * row) per batch rather than per member. Nothing waits on a timer: a member that finds no batch
+ * running starts one at once.
  *
  * `commit` answers each member in order, or throws; a batch that throws is retried member by
  * member, so a failure is charged to the member that causes it and the others still commit.

@@ -9,7 +9,9 @@ import { localDateOf, type LocalDate } from '../../shared/clock.ts';
 import type { AccountRow } from '../account/account.entity.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { accountRepository } from '../account/account.repository.ts';
-import type { ViewContext } from './invoice.domain.ts';
+import { priceAgain, type ViewContext } from './invoice.domain.ts';
+import type { InvoiceLineRow } from './invoice.entity.ts';
+import type { InvoiceTotals } from './invoice-totals.domain.ts';
 
 /** What the invoice use cases share. */
 export interface InvoiceDeps {
@@ -44,6 +46,17 @@ export const invoiceIdOf = (publicId: string): string => {
   const id = parsePublicId('invoice', publicId);
   if (id === undefined) throw notFound('invoice', publicId);
   return id;
+};
+
+/**
+ * Prices a draft's stored lines again under the current rule (`priceAgain`) inside `tx`: each
+ * line's tax is set on the line as `tx` holds it, so the transaction writes it back; answers the
+ * invoice's totals.
+ */
+export const repriceStoredLines = (tx: EntityManager, lines: readonly InvoiceLineRow[]): InvoiceTotals => {
+  const priced = priceAgain(lines);
+  lines.forEach((line, index) => tx.assign(line, { tax: priced.lines[index]!.tax }));
+  return priced.totals;
 };
 
 /** Signals that a row changed between the read before a transaction and the lock inside it. */

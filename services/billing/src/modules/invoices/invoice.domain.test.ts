@@ -1,7 +1,9 @@
 import { AppError } from '@invoicing/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { StoredStatus } from './invoice.entity.ts';
-import { transition, type StatusChange } from './invoice.domain.ts';
+import type { UpdateInvoiceBody } from '@invoicing/contracts';
+import { makeLine } from '../../../test/support/rows.ts';
+import { draftChanges, isPricedByCurrentRule, newDraft, priceAgain, transition, type StatusChange } from './invoice.domain.ts';
 
 const at = { now: new Date('2026-11-22T10:00:00.000Z'), today: '2026-11-22' };
 const invoice = (status: StoredStatus) => ({ status, total: 11_900 });
@@ -54,5 +56,58 @@ describe('transition', () => {
 
   it('void leaves nothing due and keeps the reason', () => {
     expect(transition(invoice('open'), { to: 'void', reason: 'duplicate' }, at)).toEqual({ status: 'void', voidedAt: at.now, voidReason: 'duplicate', amountDue: 0, updatedAt: at.now });
+  });
+});
+
+describe('draftChanges', () => {
+  const now = new Date('2026-11-22T10:00:00.000Z');
+  const draft = {
+    ...newDraft('00000000-0000-4000-8000-000000000001', { customer: '00000000-0000-4000-8000-000000000002', items: [], days_until_due: 14 }, {
+      customerName: 'Müller GmbH',
+      currency: 'EUR',
+      today: '2026-11-22',
+      now,
+    }),
+  };
+  const totals = { subtotal: 100, discountTotal: 0, taxableAmount: 100, taxTotal: 19, total: 119 };
+  const sut = (patch: UpdateInvoiceBody, customer?: { name: string }) => draftChanges(draft, patch, { customer, totals });
+
+  it('sets only what was sent, besides the dates and totals every PATCH recomputes', () => {
+    expect(sut({ notes: 'Thanks' })).toEqual({ currency: 'EUR', issueDate: '2026-11-22', dueDate: '2026-12-06', daysUntilDue: 14, notes: 'Thanks', ...totals });
+  });
+
+  it('moves a due date that days_until_due set with the issue date, and keeps one that was sent', () => {
+    expect(sut({ issue_date: '2026-12-01' })).toMatchObject({ issueDate: '2026-12-01', dueDate: '2026-12-15', daysUntilDue: 14 });
+    expect(sut({ due_date: '2026-12-24' })).toMatchObject({ dueDate: '2026-12-24', daysUntilDue: null });
+  });
+
+  it('takes a new customer with its name', () => {
+    expect(sut({ customer: '00000000-0000-4000-8000-000000000003' }, { name: 'Schmidt AG' })).toMatchObject({
+      customerId: '00000000-0000-4000-8000-000000000003',
+      customerName: 'Schmidt AG',
+    });
+  });
+
+  it.each([
+    ['open', 'invalid_state'],
+    ['paid', 'invalid_state'],
+  ] as const)('refuses a %s invoice: %s', (status, code) => {
+    expect(() => draftChanges({ ...draft, status }, {}, { customer: undefined, totals })).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('refuses a due date before the issue date, on the field the request moved', () => {
+    expect(() => sut({ due_date: '2026-11-01' })).toThrow(expect.objectContaining({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'due_date' })] }));
+  });
+});
+
+describe('priceAgain', () => {
+  const line = (tax: number) => makeLine({ tax });
+
+  it('gives stored lines the tax of the current rule, and the totals', () => {
+    const priced = priceAgain([line(0)]);
+    expect(priced.lines.map((each) => each.tax)).toEqual([1_900]);
+    expect(priced.totals).toMatchObject({ taxTotal: 1_900, total: 11_900 });
+    expect(isPricedByCurrentRule({ taxTotal: 1_900 }, [line(0)])).toBe(false);
+    expect(isPricedByCurrentRule({ taxTotal: 1_900 }, priced.lines)).toBe(true);
   });
 });

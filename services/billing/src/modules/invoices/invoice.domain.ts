@@ -8,12 +8,14 @@ import {
   type CustomerSnapshot,
   type TaxCategory,
   type CreateInvoiceBody,
+  type Customer,
   type Discount,
   type DiscountInput,
   type Invoice,
   type InvoiceLine,
   type InvoiceStatus,
   type InvoiceSummary,
+  type UpdateInvoiceBody,
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
@@ -95,12 +97,27 @@ export const draftOf = (row: InvoiceLineRow): LineDraft => ({
 });
 
 /**
- * Whether the stored lines carry the taxes the current rule gives them: false for a draft priced
- * under the earlier per-line rounding, which is priced again before it is finalized.
+ * Stored lines priced again under the current rule (tax per VAT category and rate): each line with
+ * the tax the rule gives it, and the invoice's totals. The one place stored lines are re-priced: a
+ * PATCH that keeps them, and a draft priced under the earlier per-line rounding before it is
+ * finalized. New lines are priced by `priceLines`.
  */
-export const isPricedByCurrentRule = (invoice: Pick<InvoiceRow, 'taxTotal'>, lines: readonly InvoiceLineRow[]): boolean => {
+export const priceAgain = (lines: readonly InvoiceLineRow[]): { lines: InvoiceLineRow[]; totals: InvoiceTotals } => {
   const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
-  return totals.taxTotal === invoice.taxTotal && amounts.every((amount, index) => amount.tax === lines[index]!.tax);
+  return { lines: lines.map((line, index) => ({ ...line, tax: amounts[index]!.tax })), totals };
+};
+
+/** Whether the stored lines carry the taxes the current rule gives them (see `priceAgain`). */
+export const isPricedByCurrentRule = (invoice: Pick<InvoiceRow, 'taxTotal'>, lines: readonly InvoiceLineRow[]): boolean => {
+  const priced = priceAgain(lines);
+  return priced.totals.taxTotal === invoice.taxTotal && priced.lines.every((line, index) => line.tax === lines[index]!.tax);
+};
+
+/** A draft is finalized with at least one line. */
+export const assertFinalizable = (lines: readonly InvoiceLineRow[]): void => {
+  if (lines.length === 0) {
+    throw invalidRequest('An invoice needs at least one line to be finalized.', [{ path: 'items', message: 'no lines: PATCH items first' }]);
+  }
 };
 
 export const totalsColumns = (totals: InvoiceTotals): Pick<InvoiceRow, 'subtotal' | 'discountTotal' | 'taxableAmount' | 'taxTotal' | 'total'> => ({ ...totals });
@@ -141,6 +158,33 @@ export const dueDatesFor = (
 
 /** The draft's columns a PATCH would set, the time of the change aside. */
 export type DraftChanges = Partial<Omit<InvoiceRow, 'updatedAt'>>;
+
+/**
+ * The columns a PATCH sets on a draft; omitted fields keep their values. A new customer comes with
+ * its name (stored for search), a due date that `days_until_due` set moves with the issue date,
+ * and the totals are those of the lines after the change. Only a draft can be edited.
+ */
+export const draftChanges = (
+  current: InvoiceRow,
+  patch: UpdateInvoiceBody,
+  { customer, totals }: { customer: Pick<Customer, 'name'> | undefined; totals: InvoiceTotals },
+): DraftChanges => {
+  assertEditable(current, 'edited');
+  const issueDate = patch.issue_date ?? current.issueDate;
+  return {
+    ...(customer && patch.customer !== undefined ? { customerId: patch.customer, customerName: customer.name } : {}),
+    currency: patch.currency ?? current.currency,
+    ...(patch.collection_method !== undefined ? { collectionMethod: patch.collection_method } : {}),
+    issueDate,
+    ...dueDatesFor(issueDate, patch, { dueDate: current.dueDate ?? null, daysUntilDue: current.daysUntilDue ?? null }),
+    ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
+    ...(patch.footer !== undefined ? { footer: patch.footer } : {}),
+    ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
+    ...(patch.purchase_order !== undefined ? { purchaseOrder: patch.purchase_order } : {}),
+    ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
+    ...totalsColumns(totals),
+  };
+};
 
 /** Whether applying the changes would alter any column: a PATCH of the values already there changes nothing. */
 export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
@@ -220,6 +264,9 @@ export interface TransitionMoment {
 /** The columns a status change sets (`updatedAt` included). */
 export type TransitionColumns = Partial<InvoiceRow> & Pick<InvoiceRow, 'status' | 'amountDue' | 'updatedAt'>;
 
+/** The columns finalizing a draft sets through its status change: exactly these. */
+export type OpenedColumns = Pick<InvoiceRow, 'status' | 'amountDue' | 'finalizedAt' | 'updatedAt'>;
+
 /**
  * The one place an invoice's status changes (spec "States and transitions"): draft → open
  * (finalize), open → paid, open → void; overdue is open past its due date, so it pays and voids
@@ -227,7 +274,7 @@ export type TransitionColumns = Partial<InvoiceRow> & Pick<InvoiceRow, 'status' 
  * and changes nothing. Answers the columns to write, or null for a finalize of an invoice already
  * open, which is answered as it is.
  */
-export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: { to: 'open' }, at: TransitionMoment): TransitionColumns | null;
+export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: { to: 'open' }, at: TransitionMoment): OpenedColumns | null;
 export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: Exclude<StatusChange, { to: 'open' }>, at: TransitionMoment): TransitionColumns;
 export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: StatusChange, at: TransitionMoment): TransitionColumns | null {
   switch (change.to) {

@@ -33,6 +33,38 @@ where
   "i"."id" = $1
   and "i"."workspace_id" = $2;
 
+-- findManyWithLinesAndSettings
+select
+  "i".*,
+  (
+    select
+      coalesce(
+        json_agg(
+          "l"
+          order by
+            "l"."position"
+        ),
+        '[]'::json
+      ) as "lines"
+    from
+      "billing"."invoice_lines" as "l"
+    where
+      "l"."invoice_id" = "i"."id"
+  ) as "lines",
+  (
+    select
+      to_json("a") as "account"
+    from
+      "billing"."accounts" as "a"
+    where
+      "a"."workspace_id" = "i"."workspace_id"
+  ) as "account"
+from
+  "billing"."invoices" as "i"
+where
+  "i"."id" in ($1, $2)
+  and "i"."workspace_id" = $3;
+
 -- findByPublicToken
 select
   "i".*,
@@ -190,76 +222,25 @@ insert into
 values
   ($67, $68, $69, $70);
 
--- changeWhileStatus
 with
-  "changed" as (
-    update "billing"."invoices"
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    values
+      ($1, $2, $3, $4, $5, $6)
+    on conflict ("workspace_id", "key") do update
     set
-      "status" = $1,
-      "paid_at" = $2,
-      "amount_due" = $3,
-      "updated_at" = $4
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
     where
-      "id" = $5
-      and "workspace_id" = $6
-      and "status" = $7
+      "billing"."idempotency_records"."created_at" < now() + $7::double precision * interval '1 hour'
     returning
-      "id"
+      1 as "recorded"
   ),
-  "new_entries" as (
-    insert into
-      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
-    select
-      $8 as "id",
-      $9 as "invoice_id",
-      $10 as "workspace_id",
-      $11 as "type",
-      $12 as "occurred_at",
-      $13 as "key_id",
-      $14 as "request_id",
-      $15 as "details"
-    from
-      "changed"
-  ),
-  "new_events" as (
-    insert into
-      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
-    select
-      $16 as "id",
-      $17 as "subject",
-      $18 as "envelope",
-      $19 as "trace_context"
-    from
-      "changed"
-  )
-select
-  cast(count(*) as integer) as "changed"
-from
-  "changed";
-
--- lockDraftsAsRead
-begin;
-
-select
-  "i"."id"
-from
-  "billing"."invoices" as "i"
-where
-  "i"."workspace_id" = $1
-  and "i"."status" = $2
-  and ("i"."id", "i"."updated_at") in (($3, $4))
-order by
-  "i"."id"
-for update of
-  "i";
-
-commit;
-
--- writeFinalized
-begin;
-
-with
-  "changed" as (
+  "new_invoice" as (
     insert into
       "billing"."invoices" (
         "id",
@@ -303,98 +284,459 @@ with
         "created_at",
         "updated_at"
       )
-    values
-      (
-        $1,
-        $2,
-        $3,
-        $4,
-        $5,
-        $6,
-        $7,
-        $8,
-        $9,
-        $10,
-        $11,
-        $12,
-        $13,
-        $14,
-        $15,
-        $16,
-        $17,
-        $18,
-        $19,
-        $20,
-        $21,
-        $22,
-        $23,
-        $24,
-        $25,
-        $26,
-        $27,
-        $28,
-        $29,
-        $30,
-        $31,
-        $32,
-        $33,
-        $34,
-        $35,
-        $36,
-        $37,
-        $38,
-        $39,
-        $40
+    select
+      $8 as "id",
+      $9 as "workspace_id",
+      $10 as "status",
+      $11 as "customer_id",
+      $12 as "customer_name",
+      $13 as "currency",
+      $14 as "collection_method",
+      $15 as "issue_date",
+      $16 as "due_date",
+      $17 as "days_until_due",
+      $18 as "notes",
+      $19 as "footer",
+      $20 as "buyer_reference",
+      $21 as "purchase_order",
+      $22 as "delivery_date",
+      $23 as "subtotal",
+      $24 as "discount_total",
+      $25 as "taxable_amount",
+      $26 as "tax_total",
+      $27 as "total",
+      $28 as "amount_due",
+      $29 as "amount_paid",
+      $30 as "number",
+      $31 as "number_format",
+      $32 as "number_period",
+      $33 as "number_sequence",
+      $34 as "business_snapshot",
+      $35 as "customer_snapshot",
+      $36 as "public_url_token",
+      $37 as "snapshot_sha256",
+      $38 as "chain_sha256",
+      $39 as "snapshot_version",
+      $40 as "finalized_at",
+      $41 as "paid_at",
+      $42 as "payment_reference",
+      $43 as "voided_at",
+      $44 as "void_reason",
+      $45 as "overdue_event_at",
+      $46 as "created_at",
+      $47 as "updated_at"
+    from
+      "new_records"
+  ),
+  "new_lines" as (
+    insert into
+      "billing"."invoice_lines" (
+        "id",
+        "invoice_id",
+        "workspace_id",
+        "position",
+        "price_id",
+        "product_id",
+        "description",
+        "quantity",
+        "unit_amount",
+        "discount_amount_off",
+        "discount_percent_off",
+        "discount_amount",
+        "tax_rate",
+        "amount",
+        "tax",
+        "unit_code",
+        "tax_category",
+        "tax_exemption_reason"
       )
-    on conflict ("id") do update
-    set
-      "status" = "excluded"."status",
-      "customer_name" = "excluded"."customer_name",
-      "customer_snapshot" = "excluded"."customer_snapshot",
-      "business_snapshot" = "excluded"."business_snapshot",
-      "finalized_at" = "excluded"."finalized_at",
-      "public_url_token" = "excluded"."public_url_token",
-      "amount_due" = "excluded"."amount_due",
-      "buyer_reference" = "excluded"."buyer_reference",
-      "delivery_date" = "excluded"."delivery_date",
-      "snapshot_version" = "excluded"."snapshot_version",
-      "number" = "excluded"."number",
-      "number_format" = "excluded"."number_format",
-      "number_period" = "excluded"."number_period",
-      "number_sequence" = "excluded"."number_sequence",
-      "snapshot_sha256" = "excluded"."snapshot_sha256",
-      "chain_sha256" = "excluded"."chain_sha256",
-      "updated_at" = "excluded"."updated_at"
+    select
+      "v".*
+    from
+      "new_records",
+      jsonb_to_recordset($48::jsonb) as "v" (
+        "id" uuid,
+        "invoice_id" uuid,
+        "workspace_id" uuid,
+        "position" smallint,
+        "price_id" uuid,
+        "product_id" uuid,
+        "description" text,
+        "quantity" bigint,
+        "unit_amount" bigint,
+        "discount_amount_off" bigint,
+        "discount_percent_off" numeric(5, 2),
+        "discount_amount" bigint,
+        "tax_rate" numeric(7, 4),
+        "amount" bigint,
+        "tax" bigint,
+        "unit_code" text,
+        "tax_category" text,
+        "tax_exemption_reason" text
+      )
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $49 as "id",
+      $50 as "invoice_id",
+      $51 as "workspace_id",
+      $52 as "type",
+      $53 as "occurred_at",
+      $54 as "key_id",
+      $55 as "request_id",
+      $56 as "details"
+    from
+      "new_records"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $57 as "id",
+      $58 as "subject",
+      $59 as "envelope",
+      $60 as "trace_context"
+    from
+      "new_records"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "recorded"
+      from
+        "new_records"
+    ) as integer
+  ) as "recorded";
+
+-- changeWhileStatus
+with
+  "target" as (
+    select
+      "id"
+    from
+      "billing"."invoices"
     where
-      "billing"."invoices"."workspace_id" = "excluded"."workspace_id"
+      "id" = $1
+      and "workspace_id" = $2
+      and "status" = $3
+    for update
+  ),
+  "changed" as (
+    update "billing"."invoices"
+    set
+      "status" = $4,
+      "paid_at" = $5,
+      "amount_due" = $6,
+      "updated_at" = $7
+    where
+      "id" in (
+        select
+          "target"."id"
+        from
+          "target"
+      )
     returning
       "id"
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $8 as "id",
+      $9 as "invoice_id",
+      $10 as "workspace_id",
+      $11 as "type",
+      $12 as "occurred_at",
+      $13 as "key_id",
+      $14 as "request_id",
+      $15 as "details"
+    from
+      "changed"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $16 as "id",
+      $17 as "subject",
+      $18 as "envelope",
+      $19 as "trace_context"
+    from
+      "changed"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "open"
+      from
+        "target"
+    ) as integer
+  ) as "open",
+  cast(
+    (
+      select
+        count(*) as "changed"
+      from
+        "changed"
+    ) as integer
+  ) as "changed";
+
+with
+  "target" as (
+    select
+      "id"
+    from
+      "billing"."invoices"
+    where
+      "id" = $1
+      and "workspace_id" = $2
+      and "status" = $3
+    for update
+  ),
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    select
+      $4 as "workspace_id",
+      $5 as "key",
+      $6 as "fingerprint",
+      $7 as "response_status",
+      $8 as "response_content_type",
+      $9 as "response_body"
+    from
+      "target"
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $10::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
+  ),
+  "changed" as (
+    update "billing"."invoices"
+    set
+      "status" = $11,
+      "paid_at" = $12,
+      "amount_due" = $13,
+      "updated_at" = $14
+    where
+      "id" in (
+        select
+          "target"."id"
+        from
+          "target"
+      )
+      and exists (
+        select
+          1 as "recorded"
+        from
+          "new_records"
+      )
+    returning
+      "id"
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $15 as "id",
+      $16 as "invoice_id",
+      $17 as "workspace_id",
+      $18 as "type",
+      $19 as "occurred_at",
+      $20 as "key_id",
+      $21 as "request_id",
+      $22 as "details"
+    from
+      "changed"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $23 as "id",
+      $24 as "subject",
+      $25 as "envelope",
+      $26 as "trace_context"
+    from
+      "changed"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "open"
+      from
+        "target"
+    ) as integer
+  ) as "open",
+  cast(
+    (
+      select
+        count(*) as "changed"
+      from
+        "changed"
+    ) as integer
+  ) as "changed";
+
+-- lockDraftsAndTakeNumbers
+begin;
+
+with
+  "locked" as (
+    select
+      "i"."id"
+    from
+      "billing"."invoices" as "i"
+    where
+      "i"."workspace_id" = $1
+      and "i"."status" = 'draft'
+      and ("i"."id", "i"."updated_at") in (($2, $3))
+    order by
+      "i"."id"
+    for update of
+      "i"
+  ),
+  "taken" as (
+    insert into
+      "billing"."number_series" ("workspace_id", "format", "period", "last_value", "last_chain_sha256")
+    select
+      $4 as "workspace_id",
+      $5 as "format",
+      $6 as "period",
+      count(*) as "last_value",
+      $7 as "last_chain_sha256"
+    from
+      "locked"
+    having
+      count(*) > 0
+    on conflict ("workspace_id", "format", "period") do update
+    set
+      "last_value" = "billing"."number_series"."last_value" + "excluded"."last_value"
+    returning
+      "billing"."number_series"."last_value",
+      "billing"."number_series"."last_chain_sha256"
+  )
+select
+  "locked"."id",
+  "taken"."last_value",
+  "taken"."last_chain_sha256"
+from
+  "locked",
+  "taken";
+
+commit;
+
+-- writeFinalized
+begin;
+
+with
+  "finalized" as (
+    update "billing"."invoices"
+    set
+      "status" = "v"."status",
+      "amount_due" = "v"."amount_due",
+      "finalized_at" = "v"."finalized_at",
+      "updated_at" = "v"."updated_at",
+      "customer_name" = "v"."customer_name",
+      "customer_snapshot" = "v"."customer_snapshot"::jsonb,
+      "business_snapshot" = "v"."business_snapshot"::jsonb,
+      "buyer_reference" = "v"."buyer_reference",
+      "delivery_date" = "v"."delivery_date",
+      "snapshot_version" = "v"."snapshot_version",
+      "public_url_token" = "v"."public_url_token",
+      "number" = "v"."number",
+      "number_format" = "v"."number_format",
+      "number_period" = "v"."number_period",
+      "number_sequence" = "v"."number_sequence",
+      "snapshot_sha256" = "v"."snapshot_sha256",
+      "chain_sha256" = "v"."chain_sha256"
+    from
+      jsonb_to_recordset($1::jsonb) as "v" (
+        "id" uuid,
+        "status" text,
+        "amount_due" bigint,
+        "finalized_at" timestamptz(3),
+        "updated_at" timestamptz(3),
+        "customer_name" text,
+        "customer_snapshot" text,
+        "business_snapshot" text,
+        "buyer_reference" text,
+        "delivery_date" date,
+        "snapshot_version" smallint,
+        "public_url_token" text,
+        "number" text,
+        "number_format" text,
+        "number_period" text,
+        "number_sequence" bigint,
+        "snapshot_sha256" varchar(64),
+        "chain_sha256" varchar(64)
+      )
+    where
+      "billing"."invoices"."id" = "v"."id"
+      and "billing"."invoices"."workspace_id" = $2
+    returning
+      "billing"."invoices"."id"
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48)
+      ($3, $4, $5, $6, $7, $8, $9, $10)
   ),
   "new_events" as (
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     values
-      ($49, $50, $51, $52)
+      ($11, $12, $13, $14)
   ),
   "chain_head" as (
     update "billing"."number_series"
     set
-      "last_chain_sha256" = $53
+      "last_chain_sha256" = $15
     where
-      "workspace_id" = $54
-      and "format" = $55
-      and "period" = $56
+      "workspace_id" = $16
+      and "format" = $17
+      and "period" = $18
+  ),
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    values
+      ($19, $20, $21, $22, $23, $24)
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $25::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
   )
 select
-  cast(count(*) as integer) as "changed"
+  cast(count(*) as integer) as "changed",
+  cast(
+    (
+      select
+        count(*) as "recorded"
+      from
+        "new_records"
+    ) as integer
+  ) as "recorded"
 from
-  "changed";
+  "finalized";
 
 rollback;
 

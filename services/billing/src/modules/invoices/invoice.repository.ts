@@ -1,12 +1,24 @@
 import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
-import { captureTraceContext, containsPattern, newestFirstPage, outboxColumns, type KeysetPosition, type OutboxEntry } from '@invoicing/service-kit';
+import {
+  captureTraceContext,
+  containsPattern,
+  newestFirstPage,
+  outboxColumns,
+  type KeyedWriteClaim,
+  type KeyedWrites,
+  type KeysetPosition,
+  type OutboxEntry,
+  type RecordedOutcome,
+} from '@invoicing/service-kit';
 import { columnsOf, entityColumns, entityRow, entityRows, sqlOf } from '@invoicing/service-kit/typed-sql';
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { sql, type QueryCreator } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { AccountEntity, type AccountRow } from '../account/account.entity.ts';
-import type { Series } from '../numbering/numbering.repository.ts';
+import { GENESIS_CHAIN } from '../numbering/invoice-integrity.domain.ts';
+import type { Series } from '../numbering/numbering.domain.ts';
 import { TimelineEntryEntity, type TimelineEntryRow } from '../timeline/timeline.entity.ts';
+import { FINALIZED_PROPERTIES, type FinalizedColumns } from './finalization.domain.ts';
 import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow, type StoredStatus } from './invoice.entity.ts';
 
 /**
@@ -84,6 +96,12 @@ export interface LoadedInvoice {
   account: AccountRow | null;
 }
 
+/** Invoices with their lines, by ID, and their workspace's settings (null when it never saved any). */
+export interface LoadedInvoices {
+  invoices: ReadonlyMap<string, { invoice: InvoiceRow; lines: InvoiceLineRow[] }>;
+  account: AccountRow | null;
+}
+
 /** A change of some columns of one open (or finalized) invoice, with the timeline entry and the event that report it. */
 export interface InvoiceChange {
   invoice: InvoiceRow;
@@ -93,36 +111,38 @@ export interface InvoiceChange {
   whileStatus: StoredStatus;
   entry: TimelineEntryRow;
   event: EventEnvelope;
+  /** A keyed request's outcome (its response), recorded by the same statement. */
+  outcome?: { writes: KeyedWrites; claim: KeyedWriteClaim; outcome: RecordedOutcome } | undefined;
 }
 
-/** The invoice properties finalization sets. */
-export const FINALIZED_PROPERTIES = [
-  'status',
-  'customerName',
-  'customerSnapshot',
-  'businessSnapshot',
-  'finalizedAt',
-  'publicUrlToken',
-  'amountDue',
-  'buyerReference',
-  'deliveryDate',
-  'snapshotVersion',
-  'number',
-  'numberFormat',
-  'numberPeriod',
-  'numberSequence',
-  'snapshotSha256',
-  'chainSha256',
-  'updatedAt',
-] as const satisfies readonly (keyof InvoiceRow)[];
+/** Drafts of one series to finalize, each as it was read: it is taken only while it still has that `updated_at`. */
+export interface DraftsToNumber {
+  series: Series;
+  drafts: readonly { id: string; readVersion: Date }[];
+}
 
-/** What one finalize transaction writes: the invoices as finalized, their entries and events, and the series' new chain head. */
+/** The drafts locked, and the numbers taken for them: `first` .. `first + locked.size - 1`, chained onto `previousChain`. */
+export interface TakenNumbers {
+  locked: ReadonlySet<string>;
+  first: number;
+  previousChain: string;
+}
+
+/** What one finalize transaction writes: the columns finalization set on each invoice, their entries and events, and the series' new chain head. */
 export interface FinalizedBatch {
-  invoices: readonly InvoiceRow[];
+  series: Series;
+  invoices: readonly { id: string; columns: FinalizedColumns }[];
   timeline: readonly TimelineEntryRow[];
   events: readonly OutboxEntry[];
-  series: Series;
   chainHead: string;
+  /** The keyed members' outcomes (their Idempotency-Key records), written by the same statement. */
+  outcomes?: { writes: KeyedWrites; entries: readonly { claim: KeyedWriteClaim; outcome: RecordedOutcome }[] } | undefined;
+}
+
+/** How many invoices a finalize batch changed, and how many of its outcomes it recorded. */
+export interface FinalizedCounts {
+  changed: number;
+  recorded: number;
 }
 
 export type { OutboxEntry };
@@ -131,13 +151,76 @@ export type { OutboxEntry };
  * `insert into <table> (<row's columns>) select <row's values> from <cte>`: the row is written once
  * for each row of the CTE, so with a change's CTE (one row or none) only when the change was made.
  */
-const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoice_timeline' | 'outbox', cte: 'changed', row: Record<string, unknown>) => {
+const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoices' | 'invoice_timeline' | 'outbox', cte: 'changed' | 'new_records', row: Record<string, unknown>) => {
   const columns = Object.keys(row);
   return (db as unknown as QueryCreator<BillingDatabase>)
     .insertInto(table)
     .columns(columns as never)
     .expression((eb) => eb.selectFrom(cte as never).select(columns.map((column) => eb.val(row[column]).as(column)) as never) as never);
 };
+
+/**
+ * Some columns of many rows of an entity as one jsonb parameter, read as the table `v` with each
+ * column's own type (`jsonb_to_recordset`): one parameter and one statement text for any number
+ * of rows. Values go in as the ORM writes them (entityColumns), so a JSON column arrives as text,
+ * declared `text` here and cast where it is used (`jsonColumnOf`).
+ */
+const recordsetOf = <Entity extends typeof InvoiceEntity | typeof InvoiceLineEntity>(
+  em: EntityManager,
+  entity: Entity,
+  properties: readonly (keyof InferEntity<Entity> & string)[],
+  rows: readonly Partial<InferEntity<Entity>>[],
+) => {
+  const meta = em.getMetadata().get(entity as typeof InvoiceEntity);
+  const definitions = properties.map((property) => {
+    const { fieldNames, columnTypes } = meta.properties[property as never] as { fieldNames: string[]; columnTypes: string[] };
+    return sql`${sql.ref(fieldNames[0]!)} ${sql.raw(columnTypes[0] === 'jsonb' ? 'text' : columnTypes[0]!)}`;
+  });
+  const json = JSON.stringify(rows.map((row) => entityColumns(em, entity, row as never)));
+  return sql`jsonb_to_recordset(${json}::jsonb)`.as<'v'>(sql`${sql.ref('v')}(${sql.join(definitions)})`);
+};
+
+const isJsonProperty = (em: EntityManager, property: keyof InvoiceRow & string): boolean =>
+  em.getMetadata().get(InvoiceEntity).properties[property]!.columnTypes[0] === 'jsonb';
+
+/** The properties of an invoice line, in the order of its columns. */
+const LINE_PROPERTIES = [
+  'id',
+  'invoiceId',
+  'workspaceId',
+  'position',
+  'priceId',
+  'productId',
+  'description',
+  'quantity',
+  'unitAmount',
+  'discountAmountOff',
+  'discountPercentOff',
+  'discountAmount',
+  'taxRate',
+  'amount',
+  'tax',
+  'unitCode',
+  'taxCategory',
+  'taxExemptionReason',
+] as const satisfies readonly (keyof InvoiceLineRow)[];
+
+export const finalizedInvoicesUpdate = (db: QueryCreator<BillingDatabase>, tx: EntityManager, workspaceId: string, invoices: FinalizedBatch['invoices']) =>
+  db
+    .updateTable('invoices')
+    .from(recordsetOf(tx, InvoiceEntity, ['id', ...FINALIZED_PROPERTIES], invoices.map(({ id, columns }) => ({ id, ...columns }))))
+    .set(
+      Object.fromEntries(
+        FINALIZED_PROPERTIES.map((property) => {
+          const [column] = columnsOf(tx, InvoiceEntity, [property]);
+          const value = sql.ref(`v.${column}`);
+          return [column, isJsonProperty(tx, property) ? sql`${value}::jsonb` : value];
+        }),
+      ) as never,
+    )
+    .whereRef('invoices.id', '=', sql.ref('v.id') as never)
+    .where('invoices.workspace_id', '=', workspaceId)
+    .returning('invoices.id');
 
 export const invoiceRepository = (em: EntityManager) => {
   type Loaded = Awaited<ReturnType<ReturnType<typeof loadQuery>['executeTakeFirst']>>;
@@ -157,81 +240,163 @@ export const invoiceRepository = (em: EntityManager) => {
     findWithLinesAndSettings: async (workspaceId: string, id: string): Promise<LoadedInvoice | null> =>
       loaded(await loadQuery(em).where('i.id', '=', id).where('i.workspace_id', '=', workspaceId).executeTakeFirst()),
 
+    /**
+     * Invoices of one workspace with their lines, and the workspace's settings (null when it never
+     * saved any), in one statement: those found, by ID.
+     */
+    findManyWithLinesAndSettings: async (workspaceId: string, ids: readonly string[]): Promise<LoadedInvoices> => {
+      const rows = await loadQuery(em).where('i.id', 'in', [...ids]).where('i.workspace_id', '=', workspaceId).execute();
+      // Every row carries the workspace's settings: read once.
+      const account = rows[0]?.account ? entityRow(em, AccountEntity, rows[0].account)! : null;
+      const invoices = new Map<string, { invoice: InvoiceRow; lines: InvoiceLineRow[] }>();
+      for (const { lines, account: _settings, ...invoice } of rows) {
+        invoices.set(invoice.id, { invoice: entityRow(em, InvoiceEntity, invoice)!, lines: entityRows(em, InvoiceLineEntity, lines ?? []) });
+      }
+      return { invoices, account };
+    },
+
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
     findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.public_url_token', '=', token).executeTakeFirst()),
 
-    /** A new draft with its lines (at least one: the contract's `items` asks for one), its `created` entry and its event: one statement. */
-    insertDraft: async (invoice: InvoiceRow, lines: readonly InvoiceLineRow[], entry: TimelineEntryRow, event: EventEnvelope): Promise<void> => {
-      await sqlOf<BillingDatabase>(em)
-        .with('new_invoice', (db) => db.insertInto('invoices').values(entityColumns(em, InvoiceEntity, invoice)))
-        .with('new_lines', (db) => db.insertInto('invoice_lines').values(lines.map((line) => entityColumns(em, InvoiceLineEntity, line))))
-        .with('new_entries', (db) => db.insertInto('invoice_timeline').values(entityColumns(em, TimelineEntryEntity, entry)))
-        .insertInto('outbox')
-        .values(outboxRows([fromThisRequest(event)]))
-        .execute();
+    /**
+     * A new draft with its lines (at least one: the contract's `items` asks for one), its `created`
+     * entry and its event: one statement. A keyed request's outcome is recorded by it first, and
+     * the draft written only when it was (the key was free; the statement needs no transaction
+     * around it): false when the key already held a live outcome, and nothing was written.
+     */
+    insertDraft: async (
+      invoice: InvoiceRow,
+      lines: readonly InvoiceLineRow[],
+      entry: TimelineEntryRow,
+      event: EventEnvelope,
+      outcome?: { writes: KeyedWrites; claim: KeyedWriteClaim; outcome: RecordedOutcome },
+    ): Promise<boolean> => {
+      if (!outcome) {
+        await sqlOf<BillingDatabase>(em)
+          .with('new_invoice', (db) => db.insertInto('invoices').values(entityColumns(em, InvoiceEntity, invoice)))
+          .with('new_lines', (db) => db.insertInto('invoice_lines').values(lines.map((line) => entityColumns(em, InvoiceLineEntity, line))))
+          .with('new_entries', (db) => db.insertInto('invoice_timeline').values(entityColumns(em, TimelineEntryEntity, entry)))
+          .insertInto('outbox')
+          .values(outboxRows([fromThisRequest(event)]))
+          .execute();
+        return true;
+      }
+      const { recorded } = await sqlOf<BillingDatabase>(em)
+        .with('new_records', (db) => outcome.writes.recordManyIn(db, [outcome]))
+        // Selected from `new_records` (one row, or none), the draft's rows are written only with the record.
+        .with('new_invoice', (db) => insertOnlyWith(db, 'invoices', 'new_records', entityColumns(em, InvoiceEntity, invoice)))
+        .with('new_lines', (db) =>
+          db
+            .insertInto('invoice_lines')
+            .columns(columnsOf(em, InvoiceLineEntity, LINE_PROPERTIES))
+            .expression((eb) => eb.selectFrom(['new_records' as 'invoice_lines', recordsetOf(em, InvoiceLineEntity, LINE_PROPERTIES, lines)]).selectAll('v' as never) as never),
+        )
+        .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'new_records', entityColumns(em, TimelineEntryEntity, entry)))
+        .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'new_records', outboxColumns(em, fromThisRequest(event))))
+        .selectNoFrom((eb) => eb.cast<number>(eb.selectFrom('new_records' as 'invoices').select((records) => records.fn.countAll().as('recorded')), 'integer').as('recorded'))
+        .executeTakeFirstOrThrow();
+      return recorded > 0;
     },
 
     /**
      * Applies a change (a payment, a void, a new public link) in one statement, only while the
-     * invoice still has `whileStatus`; false when it no longer had it, and nothing was written.
+     * invoice still has `whileStatus`, with its timeline entry and its event: `changed`; or
+     * `not-in-status` when it no longer had it, and nothing was written. A keyed request's outcome
+     * is recorded by the same statement, and the change is written only when it was (the statement
+     * needs no transaction around it): `key-held` when the key already held a live outcome, and
+     * nothing was written.
      */
-    changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event }: InvoiceChange): Promise<boolean> => {
+    changeWhileStatus: async ({ invoice, properties, whileStatus, entry, event, outcome }: InvoiceChange): Promise<'changed' | 'not-in-status' | 'key-held'> => {
       const changes = entityColumns(em, InvoiceEntity, Object.fromEntries(properties.map((property) => [property, invoice[property] ?? null])));
-      const { changed } = await sqlOf<BillingDatabase>(em)
+      const target = sqlOf<BillingDatabase>(em).with('target', (db) =>
+        // Locked first: nothing changes its status before this statement's own change.
+        db.selectFrom('invoices').select('id').where('id', '=', invoice.id).where('workspace_id', '=', invoice.workspaceId).where('status', '=', whileStatus).forUpdate(),
+      );
+      // Typed as `target` alone: `new_records` is named only where it exists.
+      const recording = (outcome ? target.with('new_records', (db) => outcome.writes.recordIn(db, outcome, 'target')) : target) as typeof target;
+      const { open, changed } = await recording
         .with('changed', (db) =>
-          db.updateTable('invoices').set(changes).where('id', '=', invoice.id).where('workspace_id', '=', invoice.workspaceId).where('status', '=', whileStatus).returning('id'),
+          db
+            .updateTable('invoices')
+            .set(changes)
+            .where('id', 'in', db.selectFrom('target').select('target.id'))
+            .$if(outcome !== undefined, (update) => update.where(({ exists, selectFrom }) => exists(selectFrom('new_records' as 'target').select(sql.lit(1).as('recorded')))))
+            .returning('id'),
         )
         // Selected from `changed` (the invoice by its id, or no row), the entry and the event are
         // written only with the change.
         .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'changed', entityColumns(em, TimelineEntryEntity, entry)))
         .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'changed', outboxColumns(em, fromThisRequest(event))))
-        .selectFrom('changed')
-        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
+        .selectNoFrom((eb) => [
+          eb.cast<number>(eb.selectFrom('target').select((target) => target.fn.countAll().as('open')), 'integer').as('open'),
+          eb.cast<number>(eb.selectFrom('changed').select((changed) => changed.fn.countAll().as('changed')), 'integer').as('changed'),
+        ])
         .executeTakeFirstOrThrow();
-      return changed > 0;
+      if (changed > 0) return 'changed';
+      return open > 0 ? 'key-held' : 'not-in-status';
     },
 
     /**
-     * Locks, inside `tx`, those of `drafts` that are still the drafts that were read (status draft,
-     * the same `updated_at`); the IDs locked. Any other was finalized or changed meanwhile.
+     * Inside `tx`, in one statement: locks those of the drafts that are still as they were read
+     * (status draft, the same `updated_at`), and takes as many numbers from the series' counter row
+     * as it locked drafts, with one atomic upsert that leaves the row locked until `tx` ends. Any
+     * other draft was finalized or changed meanwhile. Undefined when none was locked: then no
+     * number was taken and the counter row was not touched.
      */
-    lockDraftsAsRead: async (tx: EntityManager, workspaceId: string, drafts: readonly { id: string; readVersion: Date }[]): Promise<Set<string>> => {
-      if (drafts.length === 0) return new Set();
+    lockDraftsAndTakeNumbers: async (tx: EntityManager, { series, drafts }: DraftsToNumber): Promise<TakenNumbers | undefined> => {
+      if (drafts.length === 0) return undefined;
       const rows = await sqlOf<BillingDatabase>(tx)
-        .selectFrom('invoices as i')
-        .select('i.id')
-        .where('i.workspace_id', '=', workspaceId)
-        .where('i.status', '=', 'draft')
-        .where((eb) => eb(eb.refTuple('i.id', 'i.updated_at'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
-        // Lock order is drafts (by id) then the series' counter row, for every finalize of every
-        // replica, so two never wait on each other in a cycle.
-        .orderBy('i.id')
-        .forUpdate('i')
+        .with('locked', (db) =>
+          db
+            .selectFrom('invoices as i')
+            .select('i.id')
+            .where('i.workspace_id', '=', series.workspaceId)
+            .where('i.status', '=', sql.lit('draft'))
+            .where((eb) => eb(eb.refTuple('i.id', 'i.updated_at'), 'in', drafts.map((draft) => eb.tuple(draft.id, draft.readVersion))))
+            // Lock order is drafts (by id) then the series' counter row, for every finalize of every
+            // replica, so two never wait on each other in a cycle: the upsert reads `locked` first.
+            .orderBy('i.id')
+            .forUpdate('i'),
+        )
+        .with('taken', (db) =>
+          db
+            .insertInto('number_series')
+            .columns(['workspace_id', 'format', 'period', 'last_value', 'last_chain_sha256'])
+            .expression((eb) =>
+              eb
+                .selectFrom('locked')
+                .select((locked) => [
+                  eb.val(series.workspaceId).as('workspace_id'),
+                  eb.val(series.format).as('format'),
+                  eb.val(series.period).as('period'),
+                  locked.fn.countAll<number>().as('last_value'),
+                  eb.val(GENESIS_CHAIN).as('last_chain_sha256'),
+                ])
+                .having((locked) => locked.fn.countAll(), '>', sql.lit(0)),
+            )
+            .onConflict((oc) =>
+              oc.columns(['workspace_id', 'format', 'period']).doUpdateSet((eb) => ({ last_value: eb('number_series.last_value', '+', eb.ref('excluded.last_value')) })),
+            )
+            // The chain value returned is the one before: the upsert leaves it, and the batch's write moves it on.
+            .returning(['number_series.last_value', 'number_series.last_chain_sha256']),
+        )
+        .selectFrom(['locked', 'taken'])
+        .select(['locked.id', 'taken.last_value', 'taken.last_chain_sha256'])
         .execute();
-      return new Set(rows.map((row) => row.id));
+      if (rows.length === 0) return undefined;
+      const { last_value, last_chain_sha256 } = rows[0]!;
+      // bigint, which node-postgres reads as text.
+      return { locked: new Set(rows.map((row) => row.id)), first: Number(last_value) - rows.length + 1, previousChain: last_chain_sha256 };
     },
 
     /**
-     * Writes a batch of finalized invoices in one statement inside `tx`, while the series' counter
-     * row is locked: invoices, timeline, outbox and the series' chain head; how many invoices it changed.
+     * Writes a finalize batch in one statement inside `tx`, while the series' counter row is locked:
+     * the columns finalization set on each invoice, their timeline entries and events, the series'
+     * chain head and the keyed members' outcomes.
      */
-    writeFinalized: async (tx: EntityManager, { invoices, timeline, events, series, chainHead }: FinalizedBatch): Promise<number> => {
-      const { changed } = await sqlOf<BillingDatabase>(tx)
-        // Each invoice gets its own values in one statement: Kysely writes that as an insert whose
-        // every row conflicts, since each one exists and is locked by this transaction
-        // (lockDraftsAsRead), so it only ever updates, and only FINALIZED_PROPERTIES.
-        .with('changed', (db) =>
-          db
-            .insertInto('invoices')
-            .values(invoices.map((invoice) => entityColumns(tx, InvoiceEntity, invoice)))
-            .onConflict((oc) =>
-              oc
-                .column('id')
-                .doUpdateSet((eb) => Object.fromEntries(columnsOf(tx, InvoiceEntity, FINALIZED_PROPERTIES).map((column) => [column, eb.ref(`excluded.${column}` as never)])))
-                .whereRef('invoices.workspace_id', '=', 'excluded.workspace_id'),
-            )
-            .returning('id'),
-        )
+    writeFinalized: async (tx: EntityManager, { series, invoices, timeline, events, chainHead, outcomes }: FinalizedBatch): Promise<FinalizedCounts> => {
+      const query = sqlOf<BillingDatabase>(tx)
+        .with('finalized', (db) => finalizedInvoicesUpdate(db, tx, series.workspaceId, invoices))
         .with('new_entries', (db) => db.insertInto('invoice_timeline').values(timeline.map((entry) => entityColumns(tx, TimelineEntryEntity, entry))))
         .with('new_events', (db) => db.insertInto('outbox').values(events.map((entry) => outboxColumns(tx, entry))))
         .with('chain_head', (db) =>
@@ -241,11 +406,18 @@ export const invoiceRepository = (em: EntityManager) => {
             .where('workspace_id', '=', series.workspaceId)
             .where('format', '=', series.format)
             .where('period', '=', series.period),
-        )
-        .selectFrom('changed')
-        .select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'))
-        .executeTakeFirstOrThrow();
-      return changed;
+        );
+      const counts = outcomes?.entries.length
+        ? await query
+            .with('new_records', (db) => outcomes.writes.recordManyIn(db, outcomes.entries))
+            .selectFrom('finalized')
+            .select((eb) => [
+              eb.cast<number>(eb.fn.countAll(), 'integer').as('changed'),
+              eb.cast<number>(eb.selectFrom('new_records').select((records) => records.fn.countAll().as('recorded')), 'integer').as('recorded'),
+            ])
+            .executeTakeFirstOrThrow()
+        : { ...(await query.selectFrom('finalized').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('changed')).executeTakeFirstOrThrow()), recorded: 0 };
+      return counts;
     },
 
     findInWorkspace: (workspaceId: string, id: string): Promise<InvoiceRow | null> => em.findOne(InvoiceEntity, { id, workspaceId }),

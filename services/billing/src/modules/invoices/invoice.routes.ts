@@ -34,14 +34,15 @@ export const INVOICE_BY_PUBLIC_TOKEN_ROUTE = '/internal/v1/invoices/by-token/:to
 export const registerInvoiceRoutes = (app: ServiceApp, useCases: InvoiceUseCases): void => {
   const { invoices, finalize, pay, publicLinks } = useCases;
   registerOperation(app, listInvoices, (request) => invoices.list(actorOf(request), request.query));
-  registerOperation(app, createInvoice, (request) => invoices.create(actorOf(request), request.body));
+  // These record a keyed request's response where they write: create, pay and void in the one
+  // statement of their change, finalize in its batch's transaction.
+  registerOperation(app, createInvoice, (request, _reply, keyed) => invoices.create(actorOf(request), request.body, keyed), { recordsOwnOutcome: true });
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));
-  // Group commit: finalize records a keyed request's response in the batch transaction that writes it.
-  registerOperation(app, finalizeInvoice, (request) => finalize(actorOf(request), request.params.id), { recordsOwnOutcome: true });
-  registerOperation(app, payInvoice, (request) => pay(actorOf(request), request.params.id, request.body));
-  registerOperation(app, voidInvoice, (request) => useCases.void(actorOf(request), request.params.id, request.body));
+  registerOperation(app, finalizeInvoice, (request, _reply, keyed) => finalize(actorOf(request), request.params.id, keyed), { recordsOwnOutcome: true });
+  registerOperation(app, payInvoice, (request, _reply, keyed) => pay(actorOf(request), request.params.id, request.body, keyed), { recordsOwnOutcome: true });
+  registerOperation(app, voidInvoice, (request, _reply, keyed) => useCases.void(actorOf(request), request.params.id, request.body, keyed), { recordsOwnOutcome: true });
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));
   registerOperation(app, rotatePublicLink, (request) => publicLinks.rotate(actorOf(request), request.params.id));
   app.get(INVOICE_BY_PUBLIC_TOKEN_ROUTE, { schema: { params: PublicTokenPathParams, response: { 200: InvoiceByPublicToken } } }, (request) =>

@@ -5,17 +5,18 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { notFound, timeBound, type CursorCodec } from '@invoicing/service-kit';
+import { AlreadyRecorded, notFound, timeBound, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
-import { assertEditable, changesAnything, draftOf, invoiceView, newDraft, priceLines, totalsColumns, dueDatesFor, type DraftChanges } from './invoice.domain.ts';
-import { invoiceIdOf, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
+import { assertEditable, changesAnything, draftChanges, invoiceView, newDraft, priceLines, totalsColumns } from './invoice.domain.ts';
+import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
-import { computeInvoice } from './invoice-totals.domain.ts';
+import type { InvoiceLineRow } from './invoice.entity.ts';
+import type { InvoiceTotals } from './invoice-totals.domain.ts';
 
 /** Drafts and reads: create, list, retrieve, PATCH, delete, timeline. */
 export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
@@ -24,7 +25,8 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const timeline = timelineRepository(em);
 
   return {
-    create: async (actor: Actor, body: CreateInvoiceBody) => {
+    /** A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see SelfRecordedWrite). */
+    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite) => {
       const moment = await workspaceMoment(deps, actor);
       const currency = body.currency ?? moment.account.defaultCurrency;
       const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now });
@@ -37,9 +39,13 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       const view = invoiceView(row, lines, moment.view);
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
-      await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event);
+      const answer = { data: view };
+      const outcome = keyed && { writes: keyed.writes, claim: keyed.claim, outcome: keyed.outcomeOf(answer) };
+      // The key already holds the outcome of this request, made before: that is the answer.
+      if (!(await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event, outcome))) throw new AlreadyRecorded();
+      if (outcome) keyed!.committed(outcome.outcome);
       announce();
-      return { data: view };
+      return answer;
     },
 
     list: async (actor: Actor, query: ListInvoicesQuery) => {
@@ -89,35 +95,22 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           if (currency !== (patch.currency ?? row.currency)) throw new StaleRead();
           // Checked against the locked row: the customer the draft has already may stay, even deleted.
           if (customer && patch.customer !== row.customerId) refuseDeletedCustomer(customer);
-          const issueDate = patch.issue_date ?? row.issueDate;
-          const dates = dueDatesFor(issueDate, patch, { dueDate: row.dueDate ?? null, daysUntilDue: row.daysUntilDue ?? null });
-          let lines = await invoices.linesOf(tx, id);
+          let lines: InvoiceLineRow[];
+          let totals: InvoiceTotals;
           if (drafts) {
-            lines = priceLines(row, drafts).rows;
+            ({ rows: lines, totals } = priceLines(row, drafts));
             await invoices.replaceLines(tx, id, lines);
-          } else if (currency !== row.currency) {
-            // Catalog lines were priced in the old currency: they go; ad-hoc lines keep their amounts.
-            lines = lines.filter((line) => line.priceId == null);
-            await invoices.dropCatalogLines(tx, id);
+          } else {
+            lines = await invoices.linesOf(tx, id);
+            if (currency !== row.currency) {
+              // Catalog lines were priced in the old currency: they go; ad-hoc lines keep their amounts.
+              lines = lines.filter((line) => line.priceId == null);
+              await invoices.dropCatalogLines(tx, id);
+            }
+            // Kept lines are priced again: a draft from before taxes were computed per category gets them now.
+            totals = repriceStoredLines(tx, lines);
           }
-          // Kept lines are priced again: a draft from before taxes were computed per category gets them now.
-          const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
-          lines.forEach((line, index) => {
-            line.tax = amounts[index]!.tax;
-          });
-          const changes: DraftChanges = {
-            ...(customer && patch.customer !== undefined ? { customerId: patch.customer, customerName: customer.name } : {}),
-            currency,
-            ...(patch.collection_method !== undefined ? { collectionMethod: patch.collection_method } : {}),
-            issueDate,
-            ...dates,
-            ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
-            ...(patch.footer !== undefined ? { footer: patch.footer } : {}),
-            ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
-            ...(patch.purchase_order !== undefined ? { purchaseOrder: patch.purchase_order } : {}),
-            ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
-            ...totalsColumns(totals),
-          };
+          const changes = draftChanges(row, patch, { customer, totals });
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
           if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };

@@ -47,7 +47,7 @@ export const publicLinks = (deps: InvoiceDeps) => {
           event: billingEvent(BILLING_SUBJECTS.invoiceUpdated, { object: view }, actor, moment.now),
         });
         // Paid or voided in between: read it again, so the event carries the status it now has.
-        if (!written) throw new StaleRead();
+        if (written !== 'changed') throw new StaleRead();
         deps.announce();
         return { data: view };
       }),

@@ -8,6 +8,13 @@ import type { LocalDate } from '../../shared/clock.ts';
 
 export const NO_PERIOD = '';
 
+/** A number series: (workspace, format, period). Its numbers run 1, 2, 3, ... without a gap. */
+export interface Series {
+  workspaceId: string;
+  format: string;
+  period: string;
+}
+
 /** The period a finalization at `local` belongs to under `format`: `2026-11`, `2026` or ''. */
 export const periodOf = (format: string, local: LocalDate): string => {
   if (format.includes('{MM}')) return `${local.year}-${local.month}`;

@@ -3,20 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import { InvoiceEntity, type InvoiceRow } from '../invoices/invoice.entity.ts';
-import { GENESIS_CHAIN } from './invoice-integrity.domain.ts';
-
-/** A number series: (workspace, format, period). */
-export interface Series {
-  workspaceId: string;
-  format: string;
-  period: string;
-}
-
-/** Numbers taken from a series: `first` .. `first + count - 1`, chained onto `previousChain`. */
-export interface TakenNumbers {
-  first: number;
-  previousChain: string;
-}
 
 export interface SeriesCount {
   format: string;
@@ -36,25 +22,6 @@ export interface SequenceGap {
 }
 
 export const numberingRepository = (em: EntityManager) => ({
-  /**
-   * Takes the next `count` numbers of the series inside `tx`; its counter row stays locked until `tx` ends.
-   * One atomic upsert moves the counter by `count` and locks its row; the chain value it returns is
-   * the one before (the statement leaves it), which the transaction then carries forward onto the
-   * numbers it took (setChainHead).
-   */
-  takeNumbers: async (tx: EntityManager, series: Series, count: number): Promise<TakenNumbers> => {
-    const { last_value, last_chain_sha256 } = await sqlOf<BillingDatabase>(tx)
-      .insertInto('number_series')
-      .values({ workspace_id: series.workspaceId, format: series.format, period: series.period, last_value: count, last_chain_sha256: GENESIS_CHAIN })
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'format', 'period']).doUpdateSet((eb) => ({ last_value: eb('number_series.last_value', '+', eb.ref('excluded.last_value')) })),
-      )
-      .returning(['number_series.last_value', 'number_series.last_chain_sha256'])
-      .executeTakeFirstOrThrow();
-    // bigint, which node-postgres reads as text.
-    return { first: Number(last_value) - count + 1, previousChain: last_chain_sha256 };
-  },
-
   /** Every counter of the workspace beside a recount of the invoices holding its numbers. */
   seriesWithCounts: async (workspaceId: string): Promise<SeriesCount[]> => {
     const rows = await sqlOf<BillingDatabase>(em)

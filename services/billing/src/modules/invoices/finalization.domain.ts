@@ -1,0 +1,117 @@
+import type { Customer, CustomerSnapshot, Invoice } from '@invoicing/contracts';
+import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
+import type { AccountRow } from '../account/account.entity.ts';
+import { chainHashOf, CURRENT_DOCUMENT_VERSION, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
+import { formatNumber, type Series } from '../numbering/numbering.domain.ts';
+import { invoiceView, type OpenedColumns, type ViewContext } from './invoice.domain.ts';
+import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+
+/**
+ * Finalization as pure rules: a draft is frozen (its status change, the buyer and seller as they
+ * are now, the public link), then numbered in its series and chained onto the invoice before it.
+ * These are the only columns a finalization writes; the compiler holds both functions below to
+ * this list, so the write (invoice.repository.ts) cannot miss one they set.
+ */
+export const FINALIZED_PROPERTIES = [
+  'status',
+  'amountDue',
+  'finalizedAt',
+  'updatedAt',
+  'customerName',
+  'customerSnapshot',
+  'businessSnapshot',
+  'buyerReference',
+  'deliveryDate',
+  'snapshotVersion',
+  'publicUrlToken',
+  'number',
+  'numberFormat',
+  'numberPeriod',
+  'numberSequence',
+  'snapshotSha256',
+  'chainSha256',
+] as const satisfies readonly (keyof InvoiceRow)[];
+
+export type FinalizedColumns = Pick<InvoiceRow, (typeof FINALIZED_PROPERTIES)[number]>;
+type NumberProperty = 'number' | 'numberFormat' | 'numberPeriod' | 'numberSequence' | 'snapshotSha256' | 'chainSha256';
+/** What freezing a draft sets: everything finalization sets but its number and hashes. */
+export type FrozenColumns = Omit<FinalizedColumns, NumberProperty>;
+type NumberColumns = Pick<FinalizedColumns, NumberProperty>;
+
+/** What finalization freezes of the buyer, e-invoice data included; later edits to the customer do not reach it. */
+export const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
+  name: customer.name,
+  email: customer.email,
+  address: customer.address,
+  tax_id: customer.tax_id,
+  ...electronicAddressOf({ electronicAddress: customer.electronic_address, electronicAddressScheme: customer.electronic_address_scheme, email: customer.email }),
+  buyer_reference: customer.buyer_reference,
+});
+
+/**
+ * A draft frozen for finalization: `opened` (what `transition` to open sets), the customer as the
+ * catalog has it now and the seller as the account has it now, and a new public link.
+ */
+export const freezeDraft = (
+  draft: InvoiceRow,
+  { opened, customer, account, publicUrlToken }: { opened: OpenedColumns; customer: Customer; account: AccountRow; publicUrlToken: string },
+): FrozenColumns => ({
+  status: opened.status,
+  amountDue: opened.amountDue,
+  finalizedAt: opened.finalizedAt,
+  updatedAt: opened.updatedAt,
+  customerName: customer.name,
+  customerSnapshot: customerSnapshotOf(customer),
+  businessSnapshot: businessSnapshotOf(account),
+  // Empty on the draft: the customer's default reference, and delivery on the day of issue (decisions.md).
+  buyerReference: draft.buyerReference ?? customer.buyer_reference ?? null,
+  deliveryDate: draft.deliveryDate ?? draft.issueDate,
+  snapshotVersion: CURRENT_DOCUMENT_VERSION,
+  publicUrlToken,
+});
+
+/** A frozen draft waiting for its number: the invoice as it will be but for number and hashes. */
+export interface FrozenInvoice {
+  invoice: InvoiceRow;
+  lines: readonly InvoiceLineRow[];
+  view: ViewContext;
+}
+
+/** A finalized invoice: its row as stored, the columns finalization set on it, and the invoice as the API reads it. */
+export interface NumberedInvoice {
+  row: InvoiceRow;
+  columns: FinalizedColumns;
+  invoice: Invoice;
+}
+
+/**
+ * Numbers frozen drafts of one series in order, `first` for the first, and chains each onto the
+ * one before it, starting from `previousChain` (the series' last chain value): its snapshot hash
+ * is of the invoice as the API reads it with its number, its chain hash of the chain so far and
+ * that snapshot. Also answers the series' new chain head.
+ */
+export const numberAndChain = (frozen: readonly FrozenInvoice[], series: Series, first: number, previousChain: string): { numbered: NumberedInvoice[]; chainHead: string } => {
+  let chain = previousChain;
+  const numbered = frozen.map(({ invoice, lines, view }, index): NumberedInvoice => {
+    const sequence = first + index;
+    const withNumber: InvoiceRow = { ...invoice, number: formatNumber(series.format, series.period, sequence), numberFormat: series.format, numberPeriod: series.period, numberSequence: sequence };
+    const unhashed = invoiceView(withNumber, lines, view);
+    const snapshot = snapshotHashOf(unhashed, CURRENT_DOCUMENT_VERSION);
+    chain = chainHashOf(chain, snapshot);
+    const numberColumns: NumberColumns = {
+      number: withNumber.number,
+      numberFormat: series.format,
+      numberPeriod: series.period,
+      numberSequence: sequence,
+      snapshotSha256: snapshot,
+      chainSha256: chain,
+    };
+    const row: InvoiceRow = { ...withNumber, ...numberColumns };
+    return { row, columns: finalizedColumnsOf(row), invoice: { ...unhashed, snapshot_sha256: snapshot, chain_sha256: chain } };
+  });
+  return { numbered, chainHead: chain };
+};
+
+/** The columns finalization set, read off the finalized row. */
+const finalizedColumnsOf = (row: InvoiceRow): FinalizedColumns =>
+  Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, row[property]])) as FinalizedColumns;
