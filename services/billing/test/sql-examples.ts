@@ -9,6 +9,7 @@ import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
 import { accountRepository } from '../src/modules/account/account.repository.ts';
 import { FINALIZED_PROPERTIES, type FinalizedColumns } from '../src/modules/invoices/finalization.domain.ts';
 import type { InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
+import { newDraft, totalsColumns } from '../src/modules/invoices/invoice.domain.ts';
 import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
 import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
 import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
@@ -23,46 +24,10 @@ const NOW = new Date('2026-11-26T10:00:00.000Z');
 const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2026' };
 
 const invoice: InvoiceRow = {
+  ...newDraft(WORKSPACE, { customer: CUSTOMER, days_until_due: 30, items: [] }, { customerName: 'Müller GmbH', currency: 'EUR', today: '2026-11-26', now: NOW }),
   id: INVOICE,
-  workspaceId: WORKSPACE,
-  status: 'draft',
-  customerId: CUSTOMER,
-  customerName: 'Müller GmbH',
-  currency: 'EUR',
-  collectionMethod: 'send_invoice',
-  issueDate: '2026-11-26',
-  dueDate: '2026-12-26',
-  daysUntilDue: 30,
-  notes: null,
-  footer: null,
-  buyerReference: null,
-  purchaseOrder: null,
-  deliveryDate: null,
-  subtotal: 10_000,
-  discountTotal: 0,
-  taxableAmount: 10_000,
-  taxTotal: 1_900,
-  total: 11_900,
+  ...totalsColumns({ subtotal: 10_000, discountTotal: 0, taxableAmount: 10_000, taxTotal: 1_900, total: 11_900 }),
   amountDue: 11_900,
-  amountPaid: 0,
-  number: null,
-  numberFormat: null,
-  numberPeriod: null,
-  numberSequence: null,
-  businessSnapshot: null,
-  customerSnapshot: null,
-  publicUrlToken: null,
-  snapshotSha256: null,
-  chainSha256: null,
-  snapshotVersion: null,
-  finalizedAt: null,
-  paidAt: null,
-  paymentReference: null,
-  voidedAt: null,
-  voidReason: null,
-  overdueEventAt: null,
-  createdAt: NOW,
-  updatedAt: NOW,
 };
 
 const line = makeLine();
