@@ -10,7 +10,7 @@ import type { KitDatabase } from './kit-entities.ts';
 import { PeriodicTask } from './periodic-task.ts';
 import { renderProblem, toAppError } from './problem.ts';
 import { isRecordable, REPLAYED_HEADER } from './request-fingerprint.ts';
-import { nowPlus, sqlOf } from './typed-sql.ts';
+import { insertOnlyWith, nowPlus, sqlOf } from './typed-sql.ts';
 
 /** Settings of a service with writes that take an Idempotency-Key. */
 export const keyedWriteSettings = {
@@ -94,13 +94,7 @@ export class KeyedWrites {
       response_content_type: outcome.contentType,
       response_body: outcome.body,
     }));
-    const insert = db.insertInto('idempotency_records');
-    const inserting =
-      onlyWith === undefined
-        ? insert.values(rows)
-        : insert
-            .columns(['workspace_id', 'key', 'fingerprint', 'response_status', 'response_content_type', 'response_body'])
-            .expression((eb) => eb.selectFrom(onlyWith as never).select(Object.entries(rows[0]!).map(([column, value]) => eb.val(value).as(column)) as never) as never);
+    const inserting = onlyWith === undefined ? db.insertInto('idempotency_records').values(rows) : insertOnlyWith(db, 'idempotency_records', onlyWith, rows[0]!);
     return inserting
       .onConflict((oc) =>
         oc

@@ -18,7 +18,7 @@
  */
 import type { Dictionary, EntityMetadata, EntitySchemaWithMeta } from '@mikro-orm/core';
 import type { EntityManager, InferEntity, InferKyselyDB, InferKyselyTable } from '@mikro-orm/postgresql';
-import { sql, type Insertable, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type InsertQueryBuilder, type InsertResult, type Insertable, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 
 /** The Kysely database of a set of entities (`typeof AEntity | typeof BEntity`), in the schema's names. */
 export type EntityDatabase<Entities extends { name: string }> = InferKyselyDB<Entities>;
@@ -46,6 +46,20 @@ export const sqlOf = <DB>(em: EntityManager, schema: string | undefined = em.con
   // rewrites a statement on its way. (Its type resolves `DB` only once it is known; here it is the caller's.)
   const kysely = em.getKysely() as unknown as Kysely<DB>;
   return schema ? kysely.withSchema(schema) : kysely;
+};
+
+/**
+ * `insert into <table> (<row's columns>) select <row's values> from <cte>`: the row is written once
+ * for each row of the CTE of the same statement, so with a change's CTE (one row or none) only when
+ * the change was made. PostgreSQL types each value by the column it goes to.
+ */
+export const insertOnlyWith = <DB, Table extends keyof DB & string>(db: QueryCreator<DB>, table: Table, cte: string, row: Record<string, unknown>): InsertQueryBuilder<DB, Table, InsertResult> => {
+  const columns = Object.keys(row);
+  const insert = (db as unknown as QueryCreator<Record<string, Record<string, unknown>>>)
+    .insertInto(table)
+    .columns(columns)
+    .expression((eb) => eb.selectFrom(cte).select(columns.map((column) => eb.val(row[column]).as(column))));
+  return insert as unknown as InsertQueryBuilder<DB, Table, InsertResult>;
 };
 
 /** The columns of some of an entity's properties, in their order. */

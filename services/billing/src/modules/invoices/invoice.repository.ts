@@ -10,7 +10,7 @@ import {
   type OutboxEntry,
   type RecordedOutcome,
 } from '@invoicing/service-kit';
-import { columnsOf, entityColumns, entityRow, entityRows, sqlOf } from '@invoicing/service-kit/typed-sql';
+import { columnsOf, entityColumns, entityRow, entityRows, insertOnlyWith, sqlOf } from '@invoicing/service-kit/typed-sql';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
 import { sql, type QueryCreator } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
@@ -146,18 +146,6 @@ export interface FinalizedCounts {
 }
 
 export type { OutboxEntry };
-
-/**
- * `insert into <table> (<row's columns>) select <row's values> from <cte>`: the row is written once
- * for each row of the CTE, so with a change's CTE (one row or none) only when the change was made.
- */
-const insertOnlyWith = <DB>(db: QueryCreator<DB>, table: 'invoices' | 'invoice_timeline' | 'outbox', cte: 'changed' | 'new_records', row: Record<string, unknown>) => {
-  const columns = Object.keys(row);
-  return (db as unknown as QueryCreator<BillingDatabase>)
-    .insertInto(table)
-    .columns(columns as never)
-    .expression((eb) => eb.selectFrom(cte as never).select(columns.map((column) => eb.val(row[column]).as(column)) as never) as never);
-};
 
 /**
  * Some columns of many rows of an entity as one jsonb parameter, read as the table `v` with each
