@@ -89,6 +89,23 @@ const stateOf = async (workspace: SeededWorkspace) => {
   return reads;
 };
 
+/**
+ * The workspace's state once the events of earlier requests have reached its event log: they
+ * arrive through the outbox and the bus, after the request that caused them has answered, so a
+ * state read too early would see them appear during the next check. Read until two reads 300 ms
+ * apart agree (5 s at most).
+ */
+const settledStateOf = async (workspace: SeededWorkspace) => {
+  const deadline = Date.now() + 5_000;
+  let state = await stateOf(workspace);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const again = await stateOf(workspace);
+    if (JSON.stringify(again) === JSON.stringify(state) || Date.now() > deadline) return again;
+    state = again;
+  }
+};
+
 const expectProblem = (sent: Sent, status: number, code: string, what: string) => {
   expect({ status: sent.status, code: sent.json?.code, problem: sent.contentType.startsWith('application/problem+json') }, what).toEqual({ status, code, problem: true });
 };
@@ -184,7 +201,7 @@ describe('the security matrix, from the route table', () => {
           target = target[key];
         }
         target[field.path.at(-1)!] = foreign.ids.get(field.prefix)![0]!;
-        const before = await stateOf(own);
+        const before = await settledStateOf(own);
         const sent = await send(operation.method, path, { ...bearer(own.key), ...headers }, base);
         expectProblem(sent, 404, 'not_found', `${operation.operationId} with ${field.path.join('.')} of another workspace`);
         expect(await stateOf(own)).toEqual(before);
