@@ -34,6 +34,17 @@ export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.0
 /** A calendar date, `YYYY-MM-DD`. */
 export const CalendarDate = z.iso.date().meta({ example: '2026-11-22' });
 
+/** A span of whole days, both ends included, as EN 16931 states periods (BG-14, BG-26). */
+export const Period = z
+  .object({ start: CalendarDate.describe('First day.'), end: CalendarDate.describe('Last day, included.') })
+  .meta({ id: 'Period' });
+export type Period = z.infer<typeof Period>;
+
+export const PeriodInput = z
+  .strictObject({ start: CalendarDate.describe('First day.'), end: CalendarDate.describe('Last day, included; not before `start`.') })
+  .refine((period) => period.start <= period.end, { message: 'end must not be before start', path: ['end'] })
+  .meta({ id: 'PeriodInput' });
+
 /**
  * A monetary amount: an integer in the currency's minor unit, never above Number.MAX_SAFE_INTEGER.
  * z.int() holds that bound itself (and documents it as `maximum`); repeating it with .max() would

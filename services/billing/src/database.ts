@@ -7,6 +7,7 @@ import { Migration20261203100000BlankTextToNull } from './migrations/Migration20
 import { Migration20261205100000IdempotencyRecords } from './migrations/Migration20261205100000IdempotencyRecords.ts';
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
+import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261205100000IdempotencyRecords', class: Migration20261205100000IdempotencyRecords },
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
+  { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

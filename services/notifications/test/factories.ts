@@ -28,6 +28,8 @@ export const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   buyer_reference: null,
   purchase_order: null,
   delivery_date: null,
+  service_period: null,
+  locale: null,
   tax_breakdown: [{ tax_category: 'S', tax_rate: 19, taxable_amount: 10_000, tax: 1_900, tax_exemption_reason: null }],
   einvoice: null,
   business_snapshot: {

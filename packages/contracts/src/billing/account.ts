@@ -10,12 +10,20 @@ import {
   optionalText,
 } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
+import { Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
-import { PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
+import { EINVOICE_PROFILES, PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
 export const DEFAULT_TIMEZONE = 'UTC';
 export const DEFAULT_CURRENCY = 'USD';
+export const DEFAULT_LOCALE = 'en';
+
+/** What finalize demands of a draft's e-invoice readiness: nothing, or a valid e-invoice in that profile. */
+export const EinvoiceRequired = z
+  .enum(['none', ...EINVOICE_PROFILES])
+  .describe('`none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.');
+export type EinvoiceRequired = z.infer<typeof EinvoiceRequired>;
 export const NUMBER_FORMAT_MAX = 64;
 export const SEQUENCE_WIDTH_MAX = 12;
 
@@ -101,6 +109,8 @@ export const Account = z
     number_format: z.string().meta({ example: DEFAULT_NUMBER_FORMAT }),
     payment_instructions: z.string().nullable().describe('Printed on invoices, such as bank details.'),
     brand_color: z.string().nullable().meta({ example: '#1A2B3C' }),
+    locale: z.string().describe(`Language and formats of documents for customers without a \`preferred_locale\` (BCP 47; default \`${DEFAULT_LOCALE}\`).`).meta({ example: 'de-DE' }),
+    einvoice_required: EinvoiceRequired,
   })
   .meta({ id: 'Account' });
 export type Account = z.infer<typeof Account>;
@@ -126,6 +136,8 @@ export const UpdateAccountBody = z
     brand_color: optionalText(7, { format: BrandColor, tooLong: BRAND_COLOR_RULE })
       .optional()
       .describe(`A hex colour such as #1A2B3C; returned uppercase. ${OPTIONAL_TEXT_RULE}`),
+    locale: Locale.optional(),
+    einvoice_required: EinvoiceRequired.optional(),
   })
   .meta({
     id: 'UpdateAccountBody',

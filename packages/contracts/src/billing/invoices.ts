@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -206,7 +206,13 @@ const invoiceFields = {
     .nullable()
     .describe('Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`.'),
   purchase_order: z.string().nullable().describe('Purchase order reference (BT-13).'),
-  delivery_date: CalendarDate.nullable().describe('Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`.'),
+  delivery_date: CalendarDate.nullable().describe('Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date` unless a `service_period` is set.'),
+  service_period: Period.nullable().describe('The period the invoice bills services for (BG-14); documents print it instead of a delivery date.'),
+  locale: z
+    .string()
+    .nullable()
+    .describe('Language and formats of the PDF, public page and e-mails (BCP 47): frozen at finalization from the customer’s `preferred_locale`, else the account’s `locale`. Null while draft.')
+    .meta({ example: 'de-DE' }),
   business_snapshot: BusinessSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
   customer_snapshot: CustomerSnapshot.nullable().describe('Frozen at finalization; null while draft.'),
   public_url_token: z.string().nullable(),
@@ -267,7 +273,8 @@ const invoiceInputFields = {
   purchase_order: optionalText(INVOICE_REFERENCE_MAX).optional().describe(`Purchase order reference (BT-13). ${OPTIONAL_TEXT_RULE}`),
   delivery_date: optionalText(10, { format: CalendarDate })
     .optional()
-    .describe(`Actual delivery date (BT-72). Empty: finalization takes \`issue_date\`. ${OPTIONAL_TEXT_RULE}`),
+    .describe(`Actual delivery date (BT-72). Empty: finalization takes \`issue_date\`, unless \`service_period\` is set. ${OPTIONAL_TEXT_RULE}`),
+  service_period: PeriodInput.nullable().optional().describe('The period billed (BG-14), `start` ≤ `end`; null removes it.'),
 };
 
 export const CreateInvoiceBody = z

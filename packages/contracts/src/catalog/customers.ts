@@ -15,6 +15,7 @@ import {
   Timestamp,
 } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
+import { Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
 
 /** A person or business that is invoiced. */
@@ -30,6 +31,11 @@ export const Customer = z
     electronic_address: z.string().nullable().describe('Where e-invoices are delivered (EN 16931 BT-49); e-invoices use `email` when null.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
     buyer_reference: z.string().nullable().describe('Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires.'),
+    preferred_locale: z
+      .string()
+      .nullable()
+      .describe('Language and formats of this customer’s invoices, PDFs and e-mails (BCP 47); null: the account’s `locale`.')
+      .meta({ example: 'de-DE' }),
     deleted: z.boolean().describe('True once archived.'),
     created: Timestamp,
   })
@@ -51,6 +57,7 @@ const einvoiceFields = {
   electronic_address_scheme: electronicAddressScheme.optional(),
   buyer_reference: buyerReference.optional(),
 };
+const preferredLocale = Locale.nullable().describe('BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`.');
 
 export const CreateCustomerBody = z
   .strictObject({
@@ -60,6 +67,7 @@ export const CreateCustomerBody = z
     tax_id: taxId.optional(),
     address: AddressInput.optional(),
     ...einvoiceFields,
+    preferred_locale: preferredLocale.optional(),
   })
   .meta({
     id: 'CreateCustomerBody',
@@ -84,6 +92,7 @@ export const UpdateCustomerBody = z
     tax_id: taxId.optional(),
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
     ...einvoiceFields,
+    preferred_locale: preferredLocale.optional(),
   })
   .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;

@@ -2,6 +2,7 @@ import {
   EMAIL_ADDRESS_SCHEME,
   electronicAddressProblem,
   DEFAULT_CURRENCY,
+  DEFAULT_LOCALE,
   DEFAULT_NUMBER_FORMAT,
   DEFAULT_TIMEZONE,
   type Account,
@@ -33,6 +34,8 @@ export const defaultAccount = (workspaceId: string, now: Date): AccountRow => ({
   electronicAddressScheme: null,
   paymentAccount: null,
   pdfFormat: 'standard',
+  locale: DEFAULT_LOCALE,
+  einvoiceRequired: 'none',
   createdAt: now,
   updatedAt: now,
 });
@@ -77,6 +80,8 @@ const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Dat
     ? { paymentAccount: patch.payment_account && { iban: patch.payment_account.iban, bic: patch.payment_account.bic ?? null, name: patch.payment_account.name ?? null } }
     : {}),
   ...(patch.pdf_format !== undefined ? { pdfFormat: patch.pdf_format } : {}),
+  ...(patch.locale !== undefined ? { locale: patch.locale } : {}),
+  ...(patch.einvoice_required !== undefined ? { einvoiceRequired: patch.einvoice_required } : {}),
   updatedAt: now,
 });
 
@@ -97,6 +102,8 @@ export const accountView = (row: AccountRow): Account => ({
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   payment_account: row.paymentAccount ?? null,
   pdf_format: row.pdfFormat ?? 'standard',
+  locale: row.locale,
+  einvoice_required: row.einvoiceRequired,
 });
 
 /**

@@ -1,4 +1,4 @@
-import type { Address, PaymentAccount, PdfFormat } from '@invoicing/contracts';
+import type { Address, EinvoiceRequired, PaymentAccount, PdfFormat } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const AccountEntity = defineEntity({
@@ -21,6 +21,8 @@ export const AccountEntity = defineEntity({
     electronicAddressScheme: p.text().nullable(),
     paymentAccount: p.json<PaymentAccount>().nullable(),
     pdfFormat: p.enum<readonly PdfFormat[]>(['standard', 'facturx']),
+    locale: p.text(),
+    einvoiceRequired: p.enum<readonly EinvoiceRequired[]>(['none', 'en16931', 'xrechnung']),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -1,4 +1,5 @@
-import type { Customer, CustomerSnapshot, Invoice } from '@invoicing/contracts';
+import type { Customer, CustomerSnapshot, EinvoiceRequired, Invoice } from '@invoicing/contracts';
+import { invalidRequest, type AppError } from '@invoicing/service-kit/app-error';
 import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
 import type { AccountRow } from '../account/account.entity.ts';
 import { chainHashOf, CURRENT_DOCUMENT_VERSION, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
@@ -22,6 +23,7 @@ export const FINALIZED_PROPERTIES = [
   'businessSnapshot',
   'buyerReference',
   'deliveryDate',
+  'locale',
   'snapshotVersion',
   'publicUrlToken',
   'number',
@@ -63,12 +65,31 @@ export const freezeDraft = (
   customerName: customer.name,
   customerSnapshot: customerSnapshotOf(customer),
   businessSnapshot: businessSnapshotOf(account),
-  // Empty on the draft: the customer's default reference, and delivery on the day of issue (decisions.md).
+  // Empty on the draft: the customer's default reference, and delivery on the day of issue unless
+  // a service period says when the service was supplied (decisions.md; § 14 (4) 6. UStG needs one of them).
   buyerReference: draft.buyerReference ?? customer.buyer_reference ?? null,
-  deliveryDate: draft.deliveryDate ?? draft.issueDate,
+  deliveryDate: draft.deliveryDate ?? (draft.servicePeriodStart ? null : draft.issueDate),
+  locale: customer.preferred_locale ?? account.locale,
   snapshotVersion: CURRENT_DOCUMENT_VERSION,
   publicUrlToken,
 });
+
+const PROFILE_NAMES = { en16931: 'EN 16931', xrechnung: 'XRechnung' } as const;
+
+/**
+ * Why finalize refuses a frozen draft when the account requires e-invoices (`einvoice_required`):
+ * its readiness in that profile lists what is missing, and a finalized invoice could never be
+ * completed (it is frozen). Null when it may be finalized.
+ */
+export const einvoiceRefusal = (required: EinvoiceRequired, frozen: Pick<Invoice, 'einvoice'>): AppError | null => {
+  if (required === 'none' || !frozen.einvoice) return null;
+  const { ready, missing } = frozen.einvoice[required];
+  if (ready) return null;
+  return invalidRequest(
+    `The account requires invoices that qualify as ${PROFILE_NAMES[required]} e-invoices (einvoice_required), and this draft lacks ${missing.map(({ path }) => path).join(', ')}; nothing was finalized. Complete the account, the customer or the draft, or change einvoice_required.`,
+    missing.map(({ path, message }) => ({ path, message })),
+  );
+};
 
 /** A frozen draft waiting for its number: the invoice as it will be but for number and hashes. */
 export interface FrozenInvoice {

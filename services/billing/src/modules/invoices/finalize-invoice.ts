@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import { periodOf } from '../numbering/numbering.domain.ts';
 import { finalizeBatches, writeFinalizedBatch, type FinalizeOutcome, type FinalizeRequest, type FrozenDraft } from './finalize-batch.ts';
-import { freezeDraft } from './finalization.domain.ts';
+import { einvoiceRefusal, freezeDraft } from './finalization.domain.ts';
 import { assertFinalizable, invoiceView, isPricedByCurrentRule, totalsColumns, transition, type OpenedColumns } from './invoice.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps, type WorkspaceMoment } from './invoice-deps.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
@@ -73,8 +73,10 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
       if (customer.status === 'rejected') answers.set(request, { failed: customer.reason });
       else if (drafts.some((each) => each.frozen.invoice.id === draft.id)) continue; // A second finalize of one draft: answered with the first's.
       else {
-        const frozen = freezeDraft(draft, { opened, customer: customer.value, account: moment.account, publicUrlToken: newPublicUrlToken() });
-        drafts.push({ request, readVersion: draft.updatedAt, frozen: { invoice: { ...draft, ...frozen }, lines, view: moment.view }, occurredAt: moment.now });
+        const frozen: InvoiceRow = { ...draft, ...freezeDraft(draft, { opened, customer: customer.value, account: moment.account, publicUrlToken: newPublicUrlToken() }) };
+        const refusal = einvoiceRefusal(moment.account.einvoiceRequired, invoiceView(frozen, lines, moment.view));
+        if (refusal) answers.set(request, { failed: refusal });
+        else drafts.push({ request, readVersion: draft.updatedAt, frozen: { invoice: frozen, lines, view: moment.view }, occurredAt: moment.now });
       }
     }
 

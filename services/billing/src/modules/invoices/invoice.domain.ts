@@ -15,6 +15,7 @@ import {
   type InvoiceLine,
   type InvoiceStatus,
   type InvoiceSummary,
+  type Period,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
@@ -182,9 +183,15 @@ export const draftChanges = (
     ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
     ...(patch.purchase_order !== undefined ? { purchaseOrder: patch.purchase_order } : {}),
     ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
+    ...(patch.service_period !== undefined ? servicePeriodColumns(patch.service_period) : {}),
     ...totalsColumns(totals),
   };
 };
+
+const servicePeriodColumns = (period: Period | null): Pick<InvoiceRow, 'servicePeriodStart' | 'servicePeriodEnd'> => ({
+  servicePeriodStart: period?.start ?? null,
+  servicePeriodEnd: period?.end ?? null,
+});
 
 /** Whether applying the changes would alter any column: a PATCH of the values already there changes nothing. */
 export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
@@ -211,6 +218,8 @@ export const newDraft = (
     buyerReference: body.buyer_reference ?? null,
     purchaseOrder: body.purchase_order ?? null,
     deliveryDate: body.delivery_date ?? null,
+    ...servicePeriodColumns(body.service_period ?? null),
+    locale: null,
     subtotal: 0,
     discountTotal: 0,
     taxableAmount: 0,
@@ -361,6 +370,8 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   buyer_reference: row.buyerReference ?? null,
   purchase_order: row.purchaseOrder ?? null,
   delivery_date: row.deliveryDate ?? null,
+  service_period: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null,
+  locale: row.locale ?? null,
   business_snapshot: businessSnapshotView(row.businessSnapshot),
   customer_snapshot: customerSnapshotView(row.customerSnapshot),
   public_url_token: row.publicUrlToken ?? null,

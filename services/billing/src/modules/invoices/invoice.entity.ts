@@ -24,6 +24,10 @@ export const InvoiceEntity = defineEntity({
     buyerReference: p.text().nullable(),
     purchaseOrder: p.text().nullable(),
     deliveryDate: p.date().nullable(),
+    servicePeriodStart: p.date().nullable(),
+    servicePeriodEnd: p.date().nullable(),
+    /** BCP 47; frozen at finalization, null while draft. */
+    locale: p.text().nullable(),
     subtotal: p.bigint('number'),
     discountTotal: p.bigint('number'),
     taxableAmount: p.bigint('number'),

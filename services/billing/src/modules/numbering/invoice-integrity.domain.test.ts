@@ -29,6 +29,8 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   buyer_reference: null,
   purchase_order: null,
   delivery_date: '2026-11-22',
+  service_period: null,
+  locale: 'en',
   business_snapshot: {
     business_name: 'Seller',
     email: null,

@@ -17,11 +17,13 @@ export const GENESIS_CHAIN = '0'.repeat(64);
 /**
  * The document hashed has a version, stored per invoice (`snapshot_version`), so what an invoice
  * was hashed over never changes when the API grows: version 1 is the invoice as responses showed
- * it before the e-invoice fields (issue #12), version 2 adds them. Fields derived on read
- * (`tax_breakdown`, `einvoice`) are never hashed: they follow from the hashed lines.
+ * it before the e-invoice fields (issue #12), version 2 adds them, version 3 adds the document's
+ * language and service period. Each version names the keys it hashes, of the snapshots and lines
+ * too, so a key the API adds later never changes what an earlier invoice was hashed over. Fields
+ * derived on read (`tax_breakdown`, `einvoice`) are never hashed: they follow from the hashed lines.
  */
-export type DocumentVersion = 1 | 2;
-export const CURRENT_DOCUMENT_VERSION: DocumentVersion = 2;
+export type DocumentVersion = 1 | 2 | 3;
+export const CURRENT_DOCUMENT_VERSION: DocumentVersion = 3;
 
 const FROZEN_FIELDS_V1 = [
   'id',
@@ -47,11 +49,16 @@ const FROZEN_FIELDS_V1 = [
 ] as const satisfies readonly (keyof Invoice)[];
 
 const FROZEN_FIELDS_V2 = [...FROZEN_FIELDS_V1, 'buyer_reference', 'purchase_order', 'delivery_date'] as const satisfies readonly (keyof Invoice)[];
+const FROZEN_FIELDS_V3 = [...FROZEN_FIELDS_V2, 'locale', 'service_period'] as const satisfies readonly (keyof Invoice)[];
 
 // What version 1 held of the snapshots and lines: the keys responses had then, and no others.
 const BUSINESS_SNAPSHOT_V1 = ['business_name', 'email', 'address', 'tax_id', 'payment_instructions', 'brand_color'] as const;
 const CUSTOMER_SNAPSHOT_V1 = ['name', 'email', 'address', 'tax_id'] as const;
 const LINE_V1 = ['id', 'object', 'price', 'product', 'description', 'quantity', 'unit_amount', 'discount', 'discount_amount', 'tax_rate', 'amount', 'tax'] as const;
+// Version 2 (and 3) hold every key responses had when version 2 began.
+const BUSINESS_SNAPSHOT_V2 = [...BUSINESS_SNAPSHOT_V1, 'phone', 'contact_name', 'electronic_address', 'electronic_address_scheme', 'payment_account'] as const;
+const CUSTOMER_SNAPSHOT_V2 = [...CUSTOMER_SNAPSHOT_V1, 'electronic_address', 'electronic_address_scheme', 'buyer_reference'] as const;
+const LINE_V2 = [...LINE_V1, 'unit_code', 'tax_category', 'tax_exemption_reason'] as const;
 
 const pick = <T extends object>(value: T | null, keys: readonly (keyof T)[]) =>
   value === null ? null : Object.fromEntries(keys.map((key) => [key, value[key]]));
@@ -76,10 +83,13 @@ export const finalizedDocument = (invoice: Invoice, version: DocumentVersion) =>
       lines: invoice.lines.data.map((line) => ({ ...pick(line, LINE_V1), discount: hashedDiscount(line.discount) })),
     };
   }
+  const fields = version === 2 ? FROZEN_FIELDS_V2 : FROZEN_FIELDS_V3;
   return {
     version,
-    ...Object.fromEntries(FROZEN_FIELDS_V2.map((field) => [field, invoice[field]])),
-    lines: invoice.lines.data.map((line) => ({ ...line, discount: hashedDiscount(line.discount) })),
+    ...Object.fromEntries(fields.map((field) => [field, invoice[field]])),
+    business_snapshot: pick(invoice.business_snapshot, BUSINESS_SNAPSHOT_V2),
+    customer_snapshot: pick(invoice.customer_snapshot, CUSTOMER_SNAPSHOT_V2),
+    lines: invoice.lines.data.map((line) => ({ ...pick(line, LINE_V2), discount: hashedDiscount(line.discount) })),
   };
 };
 
@@ -90,6 +100,6 @@ export const sha256Hex = (text: string): string => createHash('sha256').update(t
 export const snapshotHashOf = (invoice: Invoice, version: DocumentVersion): string => sha256Hex(canonicalJson(finalizedDocument(invoice, version)));
 
 /** The version an invoice was hashed in: 1 for those finalized before versions were stored. */
-export const documentVersionOf = (stored: number | null | undefined): DocumentVersion => (stored === 2 ? 2 : 1);
+export const documentVersionOf = (stored: number | null | undefined): DocumentVersion => (stored === 2 || stored === 3 ? stored : 1);
 
 export const chainHashOf = (previousChain: string, snapshotHash: string): string => sha256Hex(`${previousChain}${snapshotHash}`);

@@ -18,6 +18,7 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   electronicAddress: null,
   electronicAddressScheme: null,
   buyerReference: null,
+  preferredLocale: null,
   deleted: false,
   created: new Date('2026-01-01T00:00:00.000Z'),
   ...overrides,

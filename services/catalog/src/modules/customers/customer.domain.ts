@@ -26,6 +26,7 @@ export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: 
     electronicAddress: body.electronic_address ?? null,
     electronicAddressScheme: body.electronic_address_scheme ?? null,
     buyerReference: body.buyer_reference ?? null,
+    preferredLocale: body.preferred_locale ?? null,
     deleted: false,
     created: now,
   };
@@ -58,6 +59,7 @@ export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody)
     ...(patch.electronic_address !== undefined ? { electronicAddress: patch.electronic_address } : {}),
     ...(patch.electronic_address_scheme !== undefined ? { electronicAddressScheme: patch.electronic_address_scheme } : {}),
     ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
+    ...(patch.preferred_locale !== undefined ? { preferredLocale: patch.preferred_locale } : {}),
   };
   assertElectronicAddressFits({ ...current, ...changes });
   return changes;
@@ -77,6 +79,7 @@ export const customerView = (row: CustomerRow): Customer => ({
   electronic_address: row.electronicAddress ?? null,
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   buyer_reference: row.buyerReference ?? null,
+  preferred_locale: row.preferredLocale ?? null,
   deleted: row.deleted,
   created: row.created.toISOString(),
 });

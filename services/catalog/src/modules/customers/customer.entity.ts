@@ -15,6 +15,7 @@ export const CustomerEntity = defineEntity({
     electronicAddress: p.text().nullable(),
     electronicAddressScheme: p.text().nullable(),
     buyerReference: p.text().nullable(),
+    preferredLocale: p.text().nullable(),
     deleted: p.boolean(),
     created: p.datetime(3),
   },
