@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const SUPPORTED_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl'] as const;
 export type SupportedLanguage = (typeof SUPPORTED_LANGUAGES)[number];
 
+/** The account's locale until it sets one: CLDR's `en` (United States formats). */
+export const DEFAULT_LOCALE = 'en';
+
 const isSupportedLanguage = (language: string): language is SupportedLanguage =>
   (SUPPORTED_LANGUAGES as readonly string[]).includes(language);
 

@@ -10,14 +10,13 @@ import {
   optionalText,
 } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
-import { Locale } from '../locales.ts';
+import { DEFAULT_LOCALE, Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
 import { EINVOICE_PROFILES, PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
 export const DEFAULT_TIMEZONE = 'UTC';
 export const DEFAULT_CURRENCY = 'USD';
-export const DEFAULT_LOCALE = 'en';
 
 /** What finalize demands of a draft's e-invoice readiness: nothing, or a valid e-invoice in that profile. */
 export const EinvoiceRequired = z

@@ -110,7 +110,8 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     purchase_order: 'PO-7781',
     delivery_date: '2026-11-18',
     service_period: null,
-    locale: 'en',
+    // British English: the day-month dates and grouping these tests were written with.
+    locale: 'en-GB',
     public_url_token: token,
     public_url: `http://localhost:8080/i/${token}`,
     finalized_at: '2026-11-20T09:30:00.000Z',

@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const run = (command: string, args: string[], input: Buffer): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -15,4 +18,17 @@ export const pdfText = (pdf: Buffer): Promise<string> => run('pdftotext', ['-lay
 export const pdfInfo = async (pdf: Buffer): Promise<Record<string, string>> => {
   const text = await run('pdfinfo', ['-'], pdf);
   return Object.fromEntries(text.split('\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+};
+
+/** Each page as a PNG at `dpi` (poppler's pdftoppm, which reads only files), as a screen or a phone camera sees it. */
+export const pdfPagesAsPng = async (pdf: Buffer, dpi = 200): Promise<Buffer[]> => {
+  const folder = await mkdtemp(join(tmpdir(), 'pdf-pages-'));
+  try {
+    await writeFile(join(folder, 'in.pdf'), pdf);
+    await run('pdftoppm', ['-png', '-r', String(dpi), join(folder, 'in.pdf'), join(folder, 'page')], Buffer.alloc(0));
+    const pages = (await readdir(folder)).filter((name) => name.endsWith('.png')).sort();
+    return await Promise.all(pages.map((name) => readFile(join(folder, name))));
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 };

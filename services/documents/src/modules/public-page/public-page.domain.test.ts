@@ -4,14 +4,19 @@ import { isWellFormedToken, statusOf } from './public-page.domain.ts';
 
 describe('the status line of the public page', () => {
   it.each([
-    [{ status: 'open', due_date: '2026-12-20' }, { label: 'Open', detail: 'Due 20 Dec 2026', amountLabel: 'Amount due', amount: '$10.00' }],
-    [{ status: 'open', due_date: null }, { label: 'Open', detail: 'Due on receipt', amountLabel: 'Amount due', amount: '$10.00' }],
-    [{ status: 'overdue', due_date: '2026-12-20' }, { label: 'Overdue', detail: 'Was due 20 Dec 2026', amountLabel: 'Amount due', amount: '$10.00' }],
-    [{ status: 'paid', amount_due: 0, amount_paid: 1000, paid_at: '2026-12-21T00:00:00.000Z' }, { label: 'Paid', detail: 'Paid on 21 Dec 2026', amountLabel: 'Amount paid', amount: '$10.00' }],
-    [{ status: 'void', amount_due: 0, voided_at: '2026-12-22T08:00:00.000Z' }, { label: 'Void', detail: 'Voided on 22 Dec 2026: nothing is due.', amountLabel: 'Amount due', amount: '$0.00' }],
+    [{ status: 'open', due_date: '2026-12-20' }, { label: 'Open', detail: 'Due 20 Dec 2026', amountLabel: 'Amount due', amount: 'US$10.00' }],
+    [{ status: 'open', due_date: null }, { label: 'Open', detail: 'Due on receipt', amountLabel: 'Amount due', amount: 'US$10.00' }],
+    [{ status: 'overdue', due_date: '2026-12-20' }, { label: 'Overdue', detail: 'Was due 20 Dec 2026', amountLabel: 'Amount due', amount: 'US$10.00' }],
+    [{ status: 'paid', amount_due: 0, amount_paid: 1000, paid_at: '2026-12-21T00:00:00.000Z' }, { label: 'Paid', detail: 'Paid on 21 Dec 2026', amountLabel: 'Amount paid', amount: 'US$10.00' }],
+    [{ status: 'void', amount_due: 0, voided_at: '2026-12-22T08:00:00.000Z' }, { label: 'Void', detail: 'Voided on 22 Dec 2026: nothing is due.', amountLabel: 'Amount due', amount: 'US$0.00' }],
   ] as const)('%o reads %o', (change, expected) => {
     const invoice = { ...makeInvoice({ currency: 'USD', lineInputs: [{ description: 'x', unit_amount: 1000 }] }), ...change };
     expect(statusOf(invoice)).toMatchObject(expected);
+  });
+
+  it('speaks the invoice\'s language', () => {
+    const invoice = { ...makeInvoice({ locale: 'nl', lineInputs: [{ description: 'x', unit_amount: 1000 }] }), status: 'overdue' as const };
+    expect(statusOf(invoice)).toMatchObject({ label: 'Achterstallig', detail: 'Vervallen op 20 dec 2026', amountLabel: 'Te betalen bedrag', amount: '€\u00a010,00' });
   });
 });
 

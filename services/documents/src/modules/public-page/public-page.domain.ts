@@ -1,5 +1,5 @@
 import type { Invoice } from '@invoicing/contracts';
-import { formatDate, formatMoney } from '../rendering/money.domain.ts';
+import { paymentOf, toInvoiceDocumentView, writerFor, type InvoiceDocumentView } from '../rendering/invoice-view.domain.ts';
 import type { PublicPageStatus } from '../rendering/templates.ts';
 
 /** The shape of billing's tokens (24 random bytes, base64url) with room to change; anything else is not looked up. */
@@ -7,34 +7,74 @@ const TOKEN = /^[A-Za-z0-9_-]{16,128}$/;
 
 export const isWellFormedToken = (token: string): boolean => TOKEN.test(token);
 
-/** What the page says about where the invoice stands now. */
+/** What is still to pay on an open or overdue invoice. */
+const amountStillToPay = (invoice: Invoice): number => invoice.amount_due - invoice.amount_paid;
+
+/** What the page says about where the invoice stands now, in the invoice's language. */
 export const statusOf = (invoice: Invoice): PublicPageStatus => {
-  const money = (minor: number) => formatMoney(minor, invoice.currency);
-  const due = invoice.due_date ? formatDate(invoice.due_date) : null;
+  const { t, formats, money } = writerFor(invoice);
+  const due = invoice.due_date ? formats.date(invoice.due_date) : null;
   switch (invoice.status) {
     case 'open':
-      return { code: 'open', label: 'Open', detail: due ? `Due ${due}` : 'Due on receipt', amountLabel: 'Amount due', amount: money(invoice.amount_due) };
+      return { code: 'open', label: t('status_open'), detail: due ? t('due_on', { date: due }) : t('due_on_receipt'), amountLabel: t('amount_due'), amount: money(amountStillToPay(invoice)) };
     case 'overdue':
-      return { code: 'overdue', label: 'Overdue', detail: `Was due ${due ?? 'on receipt'}`, amountLabel: 'Amount due', amount: money(invoice.amount_due) };
+      return { code: 'overdue', label: t('status_overdue'), detail: due ? t('was_due_on', { date: due }) : t('was_due_on_receipt'), amountLabel: t('amount_due'), amount: money(amountStillToPay(invoice)) };
     case 'paid':
       return {
         code: 'paid',
-        label: 'Paid',
-        detail: invoice.paid_at ? `Paid on ${formatDate(invoice.paid_at)}` : 'Paid',
-        amountLabel: 'Amount paid',
+        label: t('status_paid'),
+        detail: invoice.paid_at ? t('paid_on', { date: formats.date(invoice.paid_at) }) : t('paid'),
+        amountLabel: t('amount_paid'),
         amount: money(invoice.amount_paid),
       };
     case 'void':
       return {
         code: 'void',
-        label: 'Void',
-        detail: `${invoice.voided_at ? `Voided on ${formatDate(invoice.voided_at)}` : 'Voided'}: nothing is due.`,
-        amountLabel: 'Amount due',
+        label: t('status_void'),
+        detail: invoice.voided_at ? t('voided_on', { date: formats.date(invoice.voided_at) }) : t('voided'),
+        amountLabel: t('amount_due'),
         amount: money(0),
       };
     case 'draft':
       throw new Error('A draft has no public page');
   }
+};
+
+/** The downloads a public page may offer, with their names in the invoice's language. */
+export const DOWNLOAD_MESSAGES = {
+  facturx: 'download_facturx',
+  'ubl-en16931': 'download_ubl',
+  'cii-en16931': 'download_cii',
+  'ubl-xrechnung': 'download_xrechnung_ubl',
+  'cii-xrechnung': 'download_xrechnung_cii',
+} as const;
+
+export interface PublicPageContent {
+  title: string;
+  heading: string;
+  view: InvoiceDocumentView;
+  status: PublicPageStatus;
+  downloadLabel: (kind: keyof typeof DOWNLOAD_MESSAGES) => string;
+}
+
+/**
+ * The page: the invoice as printed, except that its payment section states what is still to pay
+ * now (after payments), with a QR code for that amount, and a settled invoice asks for nothing.
+ */
+export const publicPageContentOf = (invoice: Invoice): PublicPageContent => {
+  const writer = writerFor(invoice);
+  const printed = toInvoiceDocumentView(invoice);
+  const status = statusOf(invoice);
+  const payable = invoice.status === 'open' || invoice.status === 'overdue';
+  const payment = payable ? paymentOf(invoice, amountStillToPay(invoice), writer) : { ...printed.payment, terms: status.detail, qr: null };
+  const seller = printed.seller.name;
+  return {
+    title: seller ? `${printed.title} · ${seller}` : printed.title,
+    heading: seller ? writer.t('invoice_from', { seller }) : printed.labels.invoice,
+    view: { ...printed, payment },
+    status,
+    downloadLabel: (kind) => writer.t(DOWNLOAD_MESSAGES[kind]),
+  };
 };
 
 /**

@@ -62,7 +62,7 @@ describe('GET /i/:token', () => {
       'x-frame-options': 'DENY',
       'x-content-type-options': 'nosniff',
     });
-    expect(page.body).toContain('<html lang="en">');
+    expect(page.body).toContain('<html lang="en-GB">');
     expect(page.body).toContain('<meta name="robots" content="noindex, nofollow, noarchive">');
     expect(page.body).toMatch(/<main[ >]/);
     const again = await sut.get(`/i/${invoice.public_url_token}`);

@@ -14,9 +14,8 @@ import type { InvoicePdfRow } from '../invoice-pdfs/invoice-pdf.entity.ts';
 import type { InvoicePdfService } from '../invoice-pdfs/invoice-pdf.service.ts';
 import type { StoredDocument } from '../stored-documents/document-reply.ts';
 import { documentFileName } from '../stored-documents/stored-document.domain.ts';
-import { toInvoiceDocumentView } from '../rendering/invoice-view.domain.ts';
 import type { InvoiceTemplates } from '../rendering/templates.ts';
-import { isWellFormedToken, statusOf } from './public-page.domain.ts';
+import { DOWNLOAD_MESSAGES, isWellFormedToken, publicPageContentOf, type PublicPageContent } from './public-page.domain.ts';
 
 export interface PublicPageDeps {
   em: EntityManager;
@@ -54,19 +53,19 @@ export const publicPageService = ({ em, billing, pdfs, exports, templates, annou
   };
 
   /** The downloads besides the PDF that this invoice qualifies for, most useful first. */
-  const otherDownloadsOf = async ({ workspace_id, invoice }: InvoiceByPublicToken, token: string) => {
+  const otherDownloadsOf = async ({ workspace_id, invoice }: InvoiceByPublicToken, token: string, label: PublicPageContent['downloadLabel']) => {
     const base = `/i/${encodeURIComponent(token)}`;
-    const offers: { kind: ExportKind; label: string; url: string }[] = [
-      { kind: 'facturx', label: 'Factur-X PDF (EN 16931)', url: `${base}/pdf?format=facturx` },
-      { kind: 'ubl-en16931', label: 'E-invoice XML (UBL, EN 16931)', url: `${base}/einvoice?syntax=ubl&profile=en16931` },
-      { kind: 'cii-en16931', label: 'E-invoice XML (CII, EN 16931)', url: `${base}/einvoice?syntax=cii&profile=en16931` },
-      { kind: 'ubl-xrechnung', label: 'XRechnung (UBL)', url: `${base}/einvoice?syntax=ubl&profile=xrechnung` },
-      { kind: 'cii-xrechnung', label: 'XRechnung (CII)', url: `${base}/einvoice?syntax=cii&profile=xrechnung` },
+    const offers: { kind: keyof typeof DOWNLOAD_MESSAGES & ExportKind; url: string }[] = [
+      { kind: 'facturx', url: `${base}/pdf?format=facturx` },
+      { kind: 'ubl-en16931', url: `${base}/einvoice?syntax=ubl&profile=en16931` },
+      { kind: 'cii-en16931', url: `${base}/einvoice?syntax=cii&profile=en16931` },
+      { kind: 'ubl-xrechnung', url: `${base}/einvoice?syntax=ubl&profile=xrechnung` },
+      { kind: 'cii-xrechnung', url: `${base}/einvoice?syntax=cii&profile=xrechnung` },
     ];
     const available = await Promise.all(offers.map((offer) => exports.isAvailable(workspace_id, invoice, offer.kind)));
     return offers
       .filter((_, index) => available[index])
-      .map(({ kind, label, url }) => ({ label, url, fileName: documentFileName(invoice.number!, extensionOfKind(kind)) }));
+      .map(({ kind, url }) => ({ label: label(kind), url, fileName: documentFileName(invoice.number!, extensionOfKind(kind)) }));
   };
 
   return {
@@ -75,12 +74,15 @@ export const publicPageService = ({ em, billing, pdfs, exports, templates, annou
       const found = await find(token, requestId);
       const pdf = await pdfSummaryOf(found);
       const nonce = randomBytes(16).toString('base64url');
+      const content = publicPageContentOf(found.invoice);
       const html = templates.publicPage({
-        view: toInvoiceDocumentView(found.invoice),
-        status: statusOf(found.invoice),
+        title: content.title,
+        heading: content.heading,
+        view: content.view,
+        status: content.status,
         pdfUrl: `/i/${encodeURIComponent(token)}/pdf`,
         fileName: documentFileName(found.invoice.number!, 'pdf'),
-        otherDownloads: await otherDownloadsOf(found, token),
+        otherDownloads: await otherDownloadsOf(found, token, content.downloadLabel),
         pdfSha256: pdf?.sha256 ?? null,
         nonce,
       });

@@ -4,36 +4,85 @@ import { makeInvoice } from '../../../test/support/invoices.ts';
 import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 
 describe('the printed invoice view', () => {
-  it('formats every line and total in the invoice currency, with one tax row per rate', () => {
+  it('formats every line and total in the invoice currency, with the net amount and VAT of each VAT group', () => {
     const sut = toInvoiceDocumentView(makeInvoice({ currency: 'EUR' }));
     expect(sut.lines).toEqual([
-      { description: 'Design workshop', quantity: '2', unitPrice: '€450.00', discount: '\u2212€90.00 (10%)', taxRate: '19%', amount: '€810.00' },
-      { description: 'Printed brochures', quantity: '300', unitPrice: '€1.25', discount: null, taxRate: '7%', amount: '€375.00' },
-      { description: 'Travel', quantity: '1', unitPrice: '€89.90', discount: '\u2212€9.90', taxRate: '0%', amount: '€80.00' },
+      { description: 'Design workshop', period: null, quantity: '2', unitPrice: '€450.00', discount: '-€90.00 (10%)', taxRate: '19%', amount: '€810.00' },
+      { description: 'Printed brochures', period: null, quantity: '300', unitPrice: '€1.25', discount: null, taxRate: '7%', amount: '€375.00' },
+      { description: 'Travel', period: null, quantity: '1', unitPrice: '€89.90', discount: '-€9.90', taxRate: '0%', amount: '€80.00' },
     ]);
     expect(sut.totals).toEqual([
       { label: 'Subtotal', amount: '€1,364.90' },
-      { label: 'Discount', amount: '\u2212€99.90' },
-      { label: 'Taxable amount', amount: '€1,265.00' },
-      { label: 'Tax 0%', amount: '€0.00' },
-      { label: 'Tax 7%', amount: '€26.25' },
-      { label: 'Tax 19%', amount: '€153.90' },
-      { label: 'Total tax', amount: '€180.15' },
+      { label: 'Discount', amount: '-€99.90' },
+      { label: 'Net amount', amount: '€1,265.00' },
+      { label: 'Total VAT', amount: '€180.15' },
+    ]);
+    expect(sut.vatGroups).toEqual([
+      { category: 'Standard rate', rate: '19%', netAmount: '€810.00', vat: '€153.90' },
+      { category: 'Standard rate', rate: '7%', netAmount: '€375.00', vat: '€26.25' },
+      { category: 'Zero rated', rate: '0%', netAmount: '€80.00', vat: '€0.00' },
     ]);
     expect(sut.total).toEqual({ label: 'Total (EUR)', amount: '€1,445.15' });
   });
 
   it.each([
-    ['JPY', [{ description: 'Consulting', quantity: 3, unit_amount: 12_345, tax_rate: 10 }], '¥37,035', '¥3,704', '¥40,739'],
+    ['JPY', [{ description: 'Consulting', quantity: 3, unit_amount: 12_345, tax_rate: 10 }], 'JP¥37,035', 'JP¥3,704', 'JP¥40,739'],
     ['KWD', [{ description: 'Consulting', quantity: 2, unit_amount: 1_250, tax_rate: 5 }], 'KWD\u00a02.500', 'KWD\u00a00.125', 'KWD\u00a02.625'],
-    ['USD', [{ description: 'Consulting', quantity: 1, unit_amount: 99_999, tax_rate: 8.875 }], '$999.99', '$88.75', '$1,088.74'],
+    ['USD', [{ description: 'Consulting', quantity: 1, unit_amount: 99_999, tax_rate: 8.875 }], 'US$999.99', 'US$88.75', 'US$1,088.74'],
   ])('prints %s amounts with its minor-unit exponent', (currency, lineInputs, subtotal, tax, total) => {
     const sut = toInvoiceDocumentView(makeInvoice({ currency, lineInputs }));
     expect(sut.totals).toEqual([
       { label: 'Subtotal', amount: subtotal },
-      { label: expect.stringMatching(/^Tax /), amount: tax },
+      { label: 'Net amount', amount: subtotal },
+      { label: 'Total VAT', amount: tax },
     ]);
     expect(sut.total.amount).toBe(total);
+  });
+
+  it('writes in the invoice\'s language with its formats', () => {
+    const sut = toInvoiceDocumentView(makeInvoice({ locale: 'de-DE', service_period: { start: '2026-10-01', end: '2026-10-31' }, delivery_date: null }));
+    expect(sut.lang).toBe('de-DE');
+    expect(sut.title).toBe('Rechnung INV/2026/0042');
+    expect(sut.fields).toEqual([
+      { label: 'Rechnungsnummer', value: 'INV/2026/0042' },
+      { label: 'Rechnungsdatum', value: '20.11.2026' },
+      { label: 'Leistungszeitraum', value: '01.10.2026 – 31.10.2026' },
+      { label: 'Fällig am', value: '20.12.2026' },
+      { label: 'Käuferreferenz', value: '04011000-12345-34' },
+      { label: 'Bestellnummer', value: 'PO-7781' },
+      { label: 'Währung', value: 'EUR' },
+    ]);
+    expect(sut.total).toEqual({ label: 'Gesamtbetrag (EUR)', amount: '1.445,15\u00a0€' });
+    expect(sut.billTo.addressLines.at(-1)).toBe('Deutschland');
+    expect(sut.payment.terms).toBe('Bitte überweisen Sie 1.445,15\u00a0€ bis zum 20.12.2026.');
+  });
+
+  it('states why a group charges no VAT, with the legal wording for reverse charge and intra-community supply', () => {
+    const sut = toInvoiceDocumentView(
+      makeInvoice({
+        locale: 'fr',
+        lineInputs: [
+          { description: 'Audit', unit_amount: 100_000, tax_category: 'AE', tax_exemption_reason: 'Reverse charge' },
+          { description: 'Machine', unit_amount: 50_000, tax_category: 'K', tax_exemption_reason: 'Intra-community supply' },
+          { description: 'Training', unit_amount: 20_000, tax_category: 'E', tax_exemption_reason: 'Exempt under Article 132(1)(i)' },
+        ],
+      }),
+    );
+    expect(sut.exemptions).toEqual(expect.arrayContaining([
+      'Autoliquidation : Reverse charge',
+      'Autoliquidation : la TVA est due par le preneur (article 196 de la directive 2006/112/CE).',
+      'Livraison intracommunautaire : Intra-community supply',
+      'Exonération de TVA, livraison intracommunautaire (article 138 de la directive 2006/112/CE).',
+      'Exonéré de TVA : Exempt under Article 132(1)(i)',
+    ]));
+    expect(sut.exemptions).toHaveLength(5);
+  });
+
+  it('offers a payment QR code only for a EUR invoice with a credit-transfer account', () => {
+    expect(toInvoiceDocumentView(makeInvoice()).payment.qr?.svg).toMatch(/^<svg /);
+    expect(toInvoiceDocumentView(makeInvoice({ currency: 'USD' })).payment.qr).toBeNull();
+    const invoice = makeInvoice();
+    expect(toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, payment_account: null } }).payment).toMatchObject({ account: null, qr: null });
   });
 
   it('is the same whatever happened to the invoice after finalization', () => {
@@ -58,6 +107,7 @@ describe('the printed invoice view', () => {
       'Springfield, IL 62701',
       'United States',
     ]);
+    expect(addressLinesOf({ line1: null, line2: null, city: 'Wien', state: null, postal_code: '1010', country: 'AT' }, 'it')).toEqual(['1010 Wien', 'Austria']);
     expect(addressLinesOf({ line1: null, line2: null, city: null, state: null, postal_code: null, country: null })).toEqual([]);
   });
 

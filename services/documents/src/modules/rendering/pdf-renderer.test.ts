@@ -9,7 +9,7 @@ import { resolveChromium } from './chromium-executable.ts';
 import { createInvoicePrinter } from './invoice-printer.ts';
 import { toInvoiceDocumentView } from './invoice-view.domain.ts';
 import { createChromiumPdfRenderer, type PdfRenderer } from './pdf-renderer.ts';
-import { loadTemplates } from './templates.ts';
+import { loadTemplates, TEMPLATE_VERSION } from './templates.ts';
 
 let renderer: PdfRenderer;
 const templates = loadTemplates();
@@ -37,7 +37,7 @@ describe('printing an invoice', () => {
       const digests = [...warm, again, cold].map((printed) => printed.sha256);
       expect(new Set(digests).size).toBe(1);
       expect(digests[0]).toBe(sha256(cold.bytes));
-      expect(cold.templateVersion).toBe('v1');
+      expect(cold.templateVersion).toBe(TEMPLATE_VERSION);
     } finally {
       await fresh.close();
     }

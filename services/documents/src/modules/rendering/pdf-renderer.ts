@@ -5,6 +5,8 @@ import type { PaperSize } from './invoice-view.domain.ts';
 /** One document to print into a page that holds the shell already. */
 export interface PrintJob {
   title: string;
+  /** BCP 47: the document's language, which the tagged PDF declares (PDF/UA, screen readers). */
+  lang: string;
   /** CSS for this document alone (its colours, its paper). */
   style: string;
   /** The `<body>` content: escaped HTML. */
@@ -60,19 +62,21 @@ const LAUNCH_RETRY_AFTER_S = '5';
 // A page's renderer numbers DOM nodes with a counter that only grows, and the tagged PDF carries
 // those numbers as 8-digit ids; a page is retired long before it could reach 9 digits.
 const RENDERS_PER_PAGE = 2_000;
-const WARM_UP_JOB: PrintJob = { title: 'warm-up', style: '', body: '<p>warm-up</p>', paper: 'A4' };
+const WARM_UP_JOB: PrintJob = { title: 'warm-up', lang: 'en', style: '', body: '<p>warm-up</p>', paper: 'A4' };
 
 /** The parts of the DOM a job touches (the service's TypeScript has no DOM types). */
 interface ShellDocument {
   title: string;
+  documentElement: { lang: string };
   body: { innerHTML: string };
   fonts: { ready: Promise<unknown> };
   getElementById: (id: string) => { textContent: string | null } | null;
 }
 
 /** Runs inside the page: swaps the job into the shell and resolves once its fonts are ready. */
-const fillShell = async ({ title, style, body }: Omit<PrintJob, 'paper'>): Promise<void> => {
+const fillShell = async ({ title, lang, style, body }: Omit<PrintJob, 'paper'>): Promise<void> => {
   const { document } = globalThis as unknown as { document: ShellDocument };
+  document.documentElement.lang = lang;
   document.title = title;
   document.getElementById('document-style')!.textContent = style;
   document.body.innerHTML = body;

@@ -9,7 +9,7 @@ import type { PrintJob } from './pdf-renderer.ts';
  * made it; a change to the printed layout goes into a new `templates/v<n>/` folder, so that a
  * re-render of an old invoice with its own version still gives the same bytes.
  */
-export const TEMPLATE_VERSION = 'v1';
+export const TEMPLATE_VERSION = 'v2';
 
 export interface PublicPageStatus {
   code: string;
@@ -20,6 +20,10 @@ export interface PublicPageStatus {
 }
 
 export interface PublicPageInput {
+  /** The browser tab's title. */
+  title: string;
+  /** The banner: who the invoice is from. */
+  heading: string;
   view: InvoiceDocumentView;
   status: PublicPageStatus;
   pdfUrl: string;
@@ -72,7 +76,8 @@ export const loadTemplates = (version: string = TEMPLATE_VERSION): InvoiceTempla
     version,
     pdfShell,
     pdfJob: (view) => ({
-      title: `Invoice ${view.number}`,
+      title: view.title,
+      lang: view.lang,
       style: `${colorRules(view)}\n@page { size: ${view.paper}; }`,
       body: pdfBody({ view }),
       paper: view.paper,
