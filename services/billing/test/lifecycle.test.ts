@@ -401,6 +401,8 @@ describe('account', () => {
       electronic_address_scheme: null,
       payment_account: null,
       pdf_format: 'standard',
+      locale: 'en',
+      einvoice_required: 'none',
     });
     await api.call('PATCH', '/api/v1/account', { business_name: 'Seller', tax_id: 'T1', address: { city: 'Paris', country: 'fr' }, default_currency: 'eur' });
     const patched = await api.call('PATCH', '/api/v1/account', { tax_id: '', address: { line1: '1 Rue' }, number_format: '{YYYY}-{SEQ:5}' });

@@ -30,11 +30,13 @@ insert into
     "electronic_address_scheme",
     "payment_account",
     "pdf_format",
+    "locale",
+    "einvoice_required",
     "created_at",
     "updated_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 on conflict ("workspace_id") do nothing;
 
 select

@@ -1,7 +1,7 @@
 import type { Customer } from '@invoicing/contracts';
 import { describe, expect, it } from 'vitest';
 import { defaultAccount } from '../account/account.domain.ts';
-import { chainHashOf, GENESIS_CHAIN, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
+import { chainHashOf, CURRENT_DOCUMENT_VERSION, GENESIS_CHAIN, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
 import { FINALIZED_PROPERTIES, freezeDraft, numberAndChain } from './finalization.domain.ts';
 import { invoiceView, newDraft, transition } from './invoice.domain.ts';
 import { EXAMPLE_WORKSPACE, makeLine } from '../../../test/support/rows.ts';
@@ -39,7 +39,7 @@ describe('freezeDraft', () => {
     const draft = makeDraft();
     const opened = transition(draft, { to: 'open' }, { now, today: '2026-11-22' })!;
     const sut = freezeDraft(draft, { opened, customer, account: defaultAccount(WORKSPACE, now), publicUrlToken: 'token' });
-    expect(sut).toMatchObject({ status: 'open', amountDue: 11_900, finalizedAt: now, customerName: 'Müller GmbH', buyerReference: 'PO-7', deliveryDate: '2026-11-22', publicUrlToken: 'token', snapshotVersion: 2 });
+    expect(sut).toMatchObject({ status: 'open', amountDue: 11_900, finalizedAt: now, customerName: 'Müller GmbH', buyerReference: 'PO-7', deliveryDate: '2026-11-22', publicUrlToken: 'token', snapshotVersion: 3, locale: 'en' });
     expect(sut.customerSnapshot).toMatchObject({ name: 'Müller GmbH', tax_id: 'DE123456789', electronic_address: 'rechnung@mueller.example', electronic_address_scheme: 'EM' });
   });
 
@@ -59,7 +59,7 @@ describe('numberAndChain', () => {
     expect(numbered.map(({ row }) => row.number)).toEqual(['INV/2026/0041', 'INV/2026/0042', 'INV/2026/0043']);
     let chain = GENESIS_CHAIN;
     numbered.forEach(({ row, invoice }, index) => {
-      const snapshot = snapshotHashOf(invoiceView({ ...row, snapshotSha256: null, chainSha256: null }, batch[index]!.lines, view), 2);
+      const snapshot = snapshotHashOf(invoiceView({ ...row, snapshotSha256: null, chainSha256: null }, batch[index]!.lines, view), CURRENT_DOCUMENT_VERSION);
       chain = chainHashOf(chain, snapshot);
       expect(row).toMatchObject({ snapshotSha256: snapshot, chainSha256: chain, numberSequence: 41 + index });
       expect(invoice).toMatchObject({ number: row.number, snapshot_sha256: snapshot, chain_sha256: chain, status: 'open' });

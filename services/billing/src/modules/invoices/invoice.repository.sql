@@ -116,6 +116,9 @@ with
         "buyer_reference",
         "purchase_order",
         "delivery_date",
+        "service_period_start",
+        "service_period_end",
+        "locale",
         "subtotal",
         "discount_total",
         "taxable_amount",
@@ -183,7 +186,10 @@ with
         $37,
         $38,
         $39,
-        $40
+        $40,
+        $41,
+        $42,
+        $43
       )
   ),
   "new_lines" as (
@@ -209,18 +215,18 @@ with
         "tax_exemption_reason"
       )
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58)
+      ($44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($59, $60, $61, $62, $63, $64, $65, $66)
+      ($62, $63, $64, $65, $66, $67, $68, $69)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($67, $68, $69, $70);
+  ($70, $71, $72, $73);
 
 with
   "new_records" as (
@@ -258,6 +264,9 @@ with
         "buyer_reference",
         "purchase_order",
         "delivery_date",
+        "service_period_start",
+        "service_period_end",
+        "locale",
         "subtotal",
         "discount_total",
         "taxable_amount",
@@ -300,31 +309,34 @@ with
       $20 as "buyer_reference",
       $21 as "purchase_order",
       $22 as "delivery_date",
-      $23 as "subtotal",
-      $24 as "discount_total",
-      $25 as "taxable_amount",
-      $26 as "tax_total",
-      $27 as "total",
-      $28 as "amount_due",
-      $29 as "amount_paid",
-      $30 as "number",
-      $31 as "number_format",
-      $32 as "number_period",
-      $33 as "number_sequence",
-      $34 as "business_snapshot",
-      $35 as "customer_snapshot",
-      $36 as "public_url_token",
-      $37 as "snapshot_sha256",
-      $38 as "chain_sha256",
-      $39 as "snapshot_version",
-      $40 as "finalized_at",
-      $41 as "paid_at",
-      $42 as "payment_reference",
-      $43 as "voided_at",
-      $44 as "void_reason",
-      $45 as "overdue_event_at",
-      $46 as "created_at",
-      $47 as "updated_at"
+      $23 as "service_period_start",
+      $24 as "service_period_end",
+      $25 as "locale",
+      $26 as "subtotal",
+      $27 as "discount_total",
+      $28 as "taxable_amount",
+      $29 as "tax_total",
+      $30 as "total",
+      $31 as "amount_due",
+      $32 as "amount_paid",
+      $33 as "number",
+      $34 as "number_format",
+      $35 as "number_period",
+      $36 as "number_sequence",
+      $37 as "business_snapshot",
+      $38 as "customer_snapshot",
+      $39 as "public_url_token",
+      $40 as "snapshot_sha256",
+      $41 as "chain_sha256",
+      $42 as "snapshot_version",
+      $43 as "finalized_at",
+      $44 as "paid_at",
+      $45 as "payment_reference",
+      $46 as "voided_at",
+      $47 as "void_reason",
+      $48 as "overdue_event_at",
+      $49 as "created_at",
+      $50 as "updated_at"
     from
       "new_records"
   ),
@@ -354,7 +366,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($48::jsonb) as "v" (
+      jsonb_to_recordset($51::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -379,14 +391,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $49 as "id",
-      $50 as "invoice_id",
-      $51 as "workspace_id",
-      $52 as "type",
-      $53 as "occurred_at",
-      $54 as "key_id",
-      $55 as "request_id",
-      $56 as "details"
+      $52 as "id",
+      $53 as "invoice_id",
+      $54 as "workspace_id",
+      $55 as "type",
+      $56 as "occurred_at",
+      $57 as "key_id",
+      $58 as "request_id",
+      $59 as "details"
     from
       "new_records"
   ),
@@ -394,10 +406,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $57 as "id",
-      $58 as "subject",
-      $59 as "envelope",
-      $60 as "trace_context"
+      $60 as "id",
+      $61 as "subject",
+      $62 as "envelope",
+      $63 as "trace_context"
     from
       "new_records"
   )
@@ -652,6 +664,7 @@ with
       "business_snapshot" = "v"."business_snapshot"::jsonb,
       "buyer_reference" = "v"."buyer_reference",
       "delivery_date" = "v"."delivery_date",
+      "locale" = "v"."locale",
       "snapshot_version" = "v"."snapshot_version",
       "public_url_token" = "v"."public_url_token",
       "number" = "v"."number",
@@ -672,6 +685,7 @@ with
         "business_snapshot" text,
         "buyer_reference" text,
         "delivery_date" date,
+        "locale" text,
         "snapshot_version" smallint,
         "public_url_token" text,
         "number" text,

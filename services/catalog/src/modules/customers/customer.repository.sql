@@ -47,6 +47,7 @@ insert into
     "electronic_address",
     "electronic_address_scheme",
     "buyer_reference",
+    "preferred_locale",
     "deleted",
     "created"
   )
@@ -59,6 +60,7 @@ values
     null,
     null,
     '{"line1":null,"line2":null,"city":"Berlin","state":null,"postal_code":null,"country":"DE"}',
+    null,
     null,
     null,
     null,
