@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveChromium } from '../../services/documents/src/modules/rendering/chromium-executable.ts';
 import { CURRENCY_CASES, PARTY_ROWS } from '../../services/documents/test/support/currency-cases.ts';
 import type { LineInput } from '../../services/documents/test/support/invoices.ts';
+import { decodeQrCode } from '../../services/documents/test/support/qr-code.ts';
 import { expectProblem } from '../support/problems.ts';
 import { startSystem, type ApiClient, type TestSystem } from '../support/system.ts';
 
@@ -43,6 +44,8 @@ const BUSINESS = {
   email: 'billing@acme.example',
   payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX',
   brand_color: '#0B5FFF',
+  // British English: the day-month dates of the expected rows (services/documents/test/support/currency-cases.ts).
+  locale: 'en-GB',
 };
 const CUSTOMER = {
   name: 'Müller & Söhne GmbH',
@@ -226,7 +229,7 @@ describe('the public invoice page through the gateway', () => {
 
       await expect(page.title()).resolves.toContain(invoice.number!);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Invoice ${invoice.number}`);
-      expect(await page.getByTestId('amount').textContent()).toBe('$3,874.00');
+      expect(await page.getByTestId('amount').textContent()).toBe('US$3,874.00');
       expect((await page.locator('.status').textContent())?.trim()).toBe('Status: Open');
       expect(await page.getByRole('main').count()).toBe(1);
       mkdirSync(TEST_OUTPUT, { recursive: true });
@@ -241,6 +244,46 @@ describe('the public invoice page through the gateway', () => {
 
       await page.setViewportSize({ width: 375, height: 800 });
       await page.screenshot({ path: join(TEST_OUTPUT, 'public-invoice-page-mobile.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('speaks the invoice\'s language in a real browser: German for the account, French for a customer who prefers it, with a payment QR code for what is still due', async () => {
+    const { key } = await system.mintKey('public-page-languages', 'all');
+    const api = system.client(key);
+    const account = await api.PATCH('/api/v1/account', {
+      body: { ...BUSINESS, locale: 'de-DE', payment_account: { iban: 'DE89 3704 0044 0532 0130 00', bic: 'COBADEFFXXX', name: 'Acme Design Studio' } },
+    });
+    expect(account.response.status, JSON.stringify(account.error)).toBe(200);
+    const german = await api.POST('/api/v1/customers', { body: CUSTOMER });
+    const french = await api.POST('/api/v1/customers', { body: { ...CUSTOMER, name: 'Dupont SARL', preferred_locale: 'fr' } });
+    const forGerman = await finalizedInvoice({ api, customerId: german.data!.data.id }, 'EUR', USD_LINES);
+    const forFrench = await finalizedInvoice({ api, customerId: french.data!.data.id }, 'EUR', USD_LINES);
+    expect([forGerman.locale, forFrench.locale]).toEqual(['de-DE', 'fr']);
+
+    const found = await resolveChromium(process.env.CHROMIUM_PATH);
+    if (!found.found) throw new Error(`The browser test needs Chromium: ${found.reason}`);
+    const browser: Browser = await chromium.launch({ executablePath: found.executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      for (const [invoice, lang, heading, status, download, amount] of [
+        [forGerman, 'de-DE', 'Rechnung', 'Status: Offen', 'PDF herunterladen', /^\d{1,3}(\.\d{3})*,\d{2}\u00a0€$/],
+        [forFrench, 'fr', 'Facture', 'Statut : À payer', 'Télécharger le PDF', /^\d{1,3}(\u202f\d{3})*,\d{2}\u00a0€$/],
+      ] as const) {
+        expect((await page.goto(invoice.public_url!.replace(/^http:\/\/localhost:/, 'http://127.0.0.1:')))?.status()).toBe(200);
+        expect(await page.locator('html').getAttribute('lang')).toBe(lang);
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`${heading} ${invoice.number}`);
+        expect((await page.locator('.status').textContent())?.trim()).toBe(status);
+        expect(await page.getByTestId('amount').textContent()).toMatch(amount);
+        expect(await page.getByRole('link', { name: download }).count()).toBe(1);
+        mkdirSync(TEST_OUTPUT, { recursive: true });
+        await page.screenshot({ path: join(TEST_OUTPUT, `public-invoice-page-${lang}.png`), fullPage: true });
+
+        const qr = page.locator('.payment-qr svg');
+        const scanned = decodeQrCode(await qr.screenshot());
+        expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR3874.00', '', '', invoice.number].join('\n'));
+      }
     } finally {
       await browser.close();
     }

@@ -636,6 +636,8 @@ export interface components {
             electronic_address_scheme?: string | "" | null;
             /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
             buyer_reference?: string | null;
+            /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
+            preferred_locale?: string | null;
         };
         AddressInput: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
@@ -674,6 +676,8 @@ export interface components {
             electronic_address_scheme?: string | "" | null;
             /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
             buyer_reference?: string | null;
+            /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
+            preferred_locale?: string | null;
         };
         CreateProductBody: {
             /** @description 1 to 200 characters. */
@@ -800,10 +804,26 @@ export interface components {
             buyer_reference?: string | null;
             /** @description Purchase order reference (BT-13). Trimmed; an empty string or null means no value (on update it clears the field). */
             purchase_order?: string | null;
-            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`, unless `service_period` is set. Trimmed; an empty string or null means no value (on update it clears the field). */
             delivery_date?: string | "" | null;
+            /** @description The period billed (BG-14), `start` ≤ `end`; null removes it. */
+            service_period?: components["schemas"]["PeriodInput"] | null;
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
+        };
+        PeriodInput: {
+            /**
+             * Format: date
+             * @description First day.
+             * @example 2026-11-22
+             */
+            start: string;
+            /**
+             * Format: date
+             * @description Last day, included; not before `start`.
+             * @example 2026-11-22
+             */
+            end: string;
         };
         InvoiceItemInput: {
             /**
@@ -878,8 +898,10 @@ export interface components {
             buyer_reference?: string | null;
             /** @description Purchase order reference (BT-13). Trimmed; an empty string or null means no value (on update it clears the field). */
             purchase_order?: string | null;
-            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description Actual delivery date (BT-72). Empty: finalization takes `issue_date`, unless `service_period` is set. Trimmed; an empty string or null means no value (on update it clears the field). */
             delivery_date?: string | "" | null;
+            /** @description The period billed (BG-14), `start` ≤ `end`; null removes it. */
+            service_period?: components["schemas"]["PeriodInput"] | null;
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         };
@@ -950,6 +972,16 @@ export interface components {
             payment_instructions?: string | null;
             /** @description A hex colour such as #1A2B3C; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
             brand_color?: string | "" | null;
+            /**
+             * @description BCP 47 language tag: the language (en, de, fr, es, it, nl) of documents and e-mails, and with a region the number and date formats (CLDR) they use.
+             * @example de-DE
+             */
+            locale?: string;
+            /**
+             * @description `none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.
+             * @enum {string}
+             */
+            einvoice_required?: "none" | "en16931" | "xrechnung";
         };
         /** @description Replaces the whole payment account; null removes it. */
         PaymentAccountInput: {
@@ -1058,6 +1090,11 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires. */
             buyer_reference: string | null;
+            /**
+             * @description Language and formats of this customer’s invoices, PDFs and e-mails (BCP 47); null: the account’s `locale`.
+             * @example de-DE
+             */
+            preferred_locale: string | null;
             /** @description True once archived. */
             deleted: boolean;
             /**
@@ -1195,8 +1232,15 @@ export interface components {
             buyer_reference: string | null;
             /** @description Purchase order reference (BT-13). */
             purchase_order: string | null;
-            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`. */
+            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date` unless a `service_period` is set. */
             delivery_date: string | null;
+            /** @description The period the invoice bills services for (BG-14); documents print it instead of a delivery date. */
+            service_period: components["schemas"]["Period"] | null;
+            /**
+             * @description Language and formats of the PDF, public page and e-mails (BCP 47): frozen at finalization from the customer’s `preferred_locale`, else the account’s `locale`. Null while draft.
+             * @example de-DE
+             */
+            locale: string | null;
             /** @description Frozen at finalization; null while draft. */
             business_snapshot: components["schemas"]["BusinessSnapshot"] | null;
             /** @description Frozen at finalization; null while draft. */
@@ -1228,6 +1272,20 @@ export interface components {
             tax_breakdown: components["schemas"]["TaxBreakdownEntry"][];
             /** @description Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing. */
             einvoice: components["schemas"]["EinvoiceReadiness"] | null;
+        };
+        Period: {
+            /**
+             * Format: date
+             * @description First day.
+             * @example 2026-11-22
+             */
+            start: string;
+            /**
+             * Format: date
+             * @description Last day, included.
+             * @example 2026-11-22
+             */
+            end: string;
         };
         /** @description The seller as it was at finalization; `tax_id` is the seller VAT identifier (BT-31). Invoices finalized before these e-invoice fields existed show them as null. */
         BusinessSnapshot: {
@@ -1414,8 +1472,15 @@ export interface components {
             buyer_reference: string | null;
             /** @description Purchase order reference (BT-13). */
             purchase_order: string | null;
-            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date`. */
+            /** @description Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date` unless a `service_period` is set. */
             delivery_date: string | null;
+            /** @description The period the invoice bills services for (BG-14); documents print it instead of a delivery date. */
+            service_period: components["schemas"]["Period"] | null;
+            /**
+             * @description Language and formats of the PDF, public page and e-mails (BCP 47): frozen at finalization from the customer’s `preferred_locale`, else the account’s `locale`. Null while draft.
+             * @example de-DE
+             */
+            locale: string | null;
             /** @description Frozen at finalization; null while draft. */
             business_snapshot: components["schemas"]["BusinessSnapshot"] | null;
             /** @description Frozen at finalization; null while draft. */
@@ -1654,6 +1719,16 @@ export interface components {
             payment_instructions: string | null;
             /** @example #1A2B3C */
             brand_color: string | null;
+            /**
+             * @description Language and formats of documents for customers without a `preferred_locale` (BCP 47; default `en`).
+             * @example de-DE
+             */
+            locale: string;
+            /**
+             * @description `none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.
+             * @enum {string}
+             */
+            einvoice_required: "none" | "en16931" | "xrechnung";
         };
         WebhookEndpoint: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
