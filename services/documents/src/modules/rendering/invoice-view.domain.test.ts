@@ -18,8 +18,8 @@ describe('the printed invoice view', () => {
       { label: 'Total VAT', amount: '€180.15' },
     ]);
     expect(sut.vatGroups).toEqual([
-      { category: 'Standard rate', rate: '19%', netAmount: '€810.00', vat: '€153.90' },
-      { category: 'Standard rate', rate: '7%', netAmount: '€375.00', vat: '€26.25' },
+      { category: 'Taxable', rate: '19%', netAmount: '€810.00', vat: '€153.90' },
+      { category: 'Taxable', rate: '7%', netAmount: '€375.00', vat: '€26.25' },
       { category: 'Zero rated', rate: '0%', netAmount: '€80.00', vat: '€0.00' },
     ]);
     expect(sut.total).toEqual({ label: 'Total (EUR)', amount: '€1,445.15' });
@@ -69,11 +69,11 @@ describe('the printed invoice view', () => {
       }),
     );
     expect(sut.exemptions).toEqual(expect.arrayContaining([
-      'Autoliquidation : Reverse charge',
-      'Autoliquidation : la TVA est due par le preneur (article 196 de la directive 2006/112/CE).',
-      'Livraison intracommunautaire : Intra-community supply',
+      'Autoliquidation\u00a0: Reverse charge',
+      'Autoliquidation\u00a0: la TVA est due par le preneur.',
+      'Livraison intracommunautaire\u00a0: Intra-community supply',
       'Exonération de TVA, livraison intracommunautaire (article 138 de la directive 2006/112/CE).',
-      'Exonéré de TVA : Exempt under Article 132(1)(i)',
+      'Exonéré de TVA\u00a0: Exempt under Article 132(1)(i)',
     ]));
     expect(sut.exemptions).toHaveLength(5);
   });
