@@ -12,6 +12,8 @@ import { publicLinks } from './modules/invoices/public-link.ts';
 import { voidInvoice } from './modules/invoices/void-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
+import { registerPaymentRoutes } from './modules/payments/payment.routes.ts';
+import { paymentsService } from './modules/payments/payments.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
 
 export interface BillingAppDeps {
@@ -48,6 +50,7 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
     void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
+  registerPaymentRoutes(app, paymentsService(invoiceDeps));
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
   return app;
