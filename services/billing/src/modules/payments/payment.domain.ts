@@ -12,6 +12,8 @@ export interface PaymentRequest {
   paymentReference?: string | null | undefined;
   method: PaymentMethod;
   bankStatementEntryId?: string | null | undefined;
+  /** The currency the money arrived in (a bank statement's); by hand it is the invoice's. */
+  currency?: string | undefined;
 }
 
 /** The columns of the invoice a payment changes. */
@@ -50,6 +52,9 @@ export const assertPayable = (invoice: Pick<InvoiceRow, 'status' | 'amountDue' |
  */
 export const applyPayment = (invoice: InvoiceRow, request: PaymentRequest, at: TransitionMoment): AppliedPayment => {
   assertPayable(invoice, request.amount, { paidOn: request.paidOn, today: at.today });
+  if (request.currency !== undefined && request.currency !== invoice.currency) {
+    throw invalidRequest(`The payment is in ${request.currency}, the invoice in ${invoice.currency}.`, [{ path: 'currency', message: `is not the invoice's currency (${invoice.currency})` }]);
+  }
   const paidAt = paidAtOf(request.paidOn, at.now);
   const payment: PaymentRow = {
     id: newId(),
