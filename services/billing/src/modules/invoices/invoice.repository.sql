@@ -139,6 +139,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "remittance_reference",
         "created_at",
         "updated_at"
       )
@@ -183,7 +184,8 @@ with
         $37,
         $38,
         $39,
-        $40
+        $40,
+        $41
       )
   ),
   "new_lines" as (
@@ -209,18 +211,18 @@ with
         "tax_exemption_reason"
       )
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58)
+      ($42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($59, $60, $61, $62, $63, $64, $65, $66)
+      ($60, $61, $62, $63, $64, $65, $66, $67)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($67, $68, $69, $70);
+  ($68, $69, $70, $71);
 
 with
   "new_records" as (
@@ -281,6 +283,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "remittance_reference",
         "created_at",
         "updated_at"
       )
@@ -323,8 +326,9 @@ with
       $43 as "voided_at",
       $44 as "void_reason",
       $45 as "overdue_event_at",
-      $46 as "created_at",
-      $47 as "updated_at"
+      $46 as "remittance_reference",
+      $47 as "created_at",
+      $48 as "updated_at"
     from
       "new_records"
   ),
@@ -354,7 +358,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($48::jsonb) as "v" (
+      jsonb_to_recordset($49::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -379,14 +383,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $49 as "id",
-      $50 as "invoice_id",
-      $51 as "workspace_id",
-      $52 as "type",
-      $53 as "occurred_at",
-      $54 as "key_id",
-      $55 as "request_id",
-      $56 as "details"
+      $50 as "id",
+      $51 as "invoice_id",
+      $52 as "workspace_id",
+      $53 as "type",
+      $54 as "occurred_at",
+      $55 as "key_id",
+      $56 as "request_id",
+      $57 as "details"
     from
       "new_records"
   ),
@@ -394,10 +398,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $57 as "id",
-      $58 as "subject",
-      $59 as "envelope",
-      $60 as "trace_context"
+      $58 as "id",
+      $59 as "subject",
+      $60 as "envelope",
+      $61 as "trace_context"
     from
       "new_records"
   )
@@ -428,7 +432,7 @@ with
     update "billing"."invoices"
     set
       "status" = $4,
-      "paid_at" = $5,
+      "voided_at" = $5,
       "amount_due" = $6,
       "updated_at" = $7
     where
@@ -495,18 +499,19 @@ with
       "id" = $1
       and "workspace_id" = $2
       and "status" = $3
+      and "amount_paid" = $4
     for update
   ),
   "new_records" as (
     insert into
       "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
     select
-      $4 as "workspace_id",
-      $5 as "key",
-      $6 as "fingerprint",
-      $7 as "response_status",
-      $8 as "response_content_type",
-      $9 as "response_body"
+      $5 as "workspace_id",
+      $6 as "key",
+      $7 as "fingerprint",
+      $8 as "response_status",
+      $9 as "response_content_type",
+      $10 as "response_body"
     from
       "target"
     on conflict ("workspace_id", "key") do update
@@ -517,17 +522,17 @@ with
       "response_body" = "excluded"."response_body",
       "created_at" = now()
     where
-      "billing"."idempotency_records"."created_at" < now() + $10::double precision * interval '1 hour'
+      "billing"."idempotency_records"."created_at" < now() + $11::double precision * interval '1 hour'
     returning
       1 as "recorded"
   ),
   "changed" as (
     update "billing"."invoices"
     set
-      "status" = $11,
-      "paid_at" = $12,
-      "amount_due" = $13,
-      "updated_at" = $14
+      "status" = $12,
+      "voided_at" = $13,
+      "amount_due" = $14,
+      "updated_at" = $15
     where
       "id" in (
         select
@@ -548,14 +553,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $15 as "id",
-      $16 as "invoice_id",
-      $17 as "workspace_id",
-      $18 as "type",
-      $19 as "occurred_at",
-      $20 as "key_id",
-      $21 as "request_id",
-      $22 as "details"
+      $16 as "id",
+      $17 as "invoice_id",
+      $18 as "workspace_id",
+      $19 as "type",
+      $20 as "occurred_at",
+      $21 as "key_id",
+      $22 as "request_id",
+      $23 as "details"
     from
       "changed"
   ),
@@ -563,10 +568,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $23 as "id",
-      $24 as "subject",
-      $25 as "envelope",
-      $26 as "trace_context"
+      $24 as "id",
+      $25 as "subject",
+      $26 as "envelope",
+      $27 as "trace_context"
     from
       "changed"
   )
@@ -659,7 +664,8 @@ with
       "number_period" = "v"."number_period",
       "number_sequence" = "v"."number_sequence",
       "snapshot_sha256" = "v"."snapshot_sha256",
-      "chain_sha256" = "v"."chain_sha256"
+      "chain_sha256" = "v"."chain_sha256",
+      "remittance_reference" = "v"."remittance_reference"
     from
       jsonb_to_recordset($1::jsonb) as "v" (
         "id" uuid,
@@ -679,7 +685,8 @@ with
         "number_period" text,
         "number_sequence" bigint,
         "snapshot_sha256" varchar(64),
-        "chain_sha256" varchar(64)
+        "chain_sha256" varchar(64),
+        "remittance_reference" text
       )
     where
       "billing"."invoices"."id" = "v"."id"

@@ -13,6 +13,9 @@ import { applyPayment, paymentView, type PaidColumns, type PaymentRequest } from
 import type { PaymentRow } from './payment.entity.ts';
 import { paymentRepository } from './payment.repository.ts';
 
+/** Payments written by one statement (about 10 parameters each, 8 for each event; PostgreSQL takes 65,535). */
+const PAYMENTS_PER_STATEMENT = 1_000;
+
 /** A payment asked for on an invoice (by its UUID). */
 export interface PaymentAsked {
   invoiceId: string;
@@ -55,25 +58,28 @@ export const recordPaymentsIn = async (tx: EntityManager, actor: Actor, asked: r
 
   const lines = await invoiceRepository(tx).linesOfEach([...new Set(applied.map(({ invoice }) => invoice.id))]);
   const traceContext = captureTraceContext() ?? null;
-  const events: OutboxEntry[] = [];
-  const timeline: TimelineEntryRow[] = [];
-  for (const { payment, invoice, settles, paidOn } of applied) {
-    const data = { object: invoiceView(invoice, lines.get(invoice.id) ?? [], moment.view) };
-    events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaymentRecorded, data, actor, moment.now), traceContext });
-    if (settles) {
-      events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaid, data, actor, moment.now), traceContext });
-      timeline.push(timelineEntry(invoice, { type: 'paid', paid_on: paidOn, payment_reference: payment.paymentReference ?? null }, actor, moment.now));
+  // A statement holds at most 65,535 parameters: a large bank statement's payments go in groups.
+  for (let start = 0; start < applied.length; start += PAYMENTS_PER_STATEMENT) {
+    const group = applied.slice(start, start + PAYMENTS_PER_STATEMENT);
+    const events: OutboxEntry[] = [];
+    const timeline: TimelineEntryRow[] = [];
+    for (const { payment, invoice, settles, paidOn } of group) {
+      const data = { object: invoiceView(invoice, lines.get(invoice.id) ?? [], moment.view) };
+      events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaymentRecorded, data, actor, moment.now), traceContext });
+      if (settles) {
+        events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaid, data, actor, moment.now), traceContext });
+        timeline.push(timelineEntry(invoice, { type: 'paid', paid_on: paidOn, payment_reference: payment.paymentReference ?? null }, actor, moment.now));
+      }
     }
+    const invoiceIds = [...new Set(group.map(({ invoice }) => invoice.id))];
+    await payments.record(tx, {
+      workspaceId: actor.workspaceId,
+      invoices: invoiceIds.map((id) => ({ id, columns: paidColumnsOf(current.get(id)!) })),
+      payments: group.map(({ payment }) => payment),
+      timeline,
+      events,
+    });
   }
-  const finalColumns = new Map<string, PaidColumns>();
-  for (const { invoice } of applied) finalColumns.set(invoice.id, paidColumnsOf(current.get(invoice.id)!));
-  await payments.record(tx, {
-    workspaceId: actor.workspaceId,
-    invoices: [...finalColumns].map(([id, columns]) => ({ id, columns })),
-    payments: applied.map(({ payment }) => payment),
-    timeline,
-    events,
-  });
   return outcomes;
 };
 
