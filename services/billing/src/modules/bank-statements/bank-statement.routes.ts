@@ -8,7 +8,7 @@ export const registerBankStatementRoutes = (app: ServiceApp, statements: BankSta
   // taking JSON only, up to 1 MiB.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser([BANK_STATEMENT_CONTENT_TYPE, 'text/xml'], { parseAs: 'string', bodyLimit: BANK_STATEMENT_MAX_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser(BANK_STATEMENT_CONTENT_TYPE, { parseAs: 'string', bodyLimit: BANK_STATEMENT_MAX_BYTES }, (_request, body, done) => done(null, body));
     scope.addContentTypeParser('*', (_request, _payload, done) => done(invalidRequest(`A bank statement is sent with Content-Type: ${BANK_STATEMENT_CONTENT_TYPE}.`)));
     registerOperation(scope, importBankStatement, (request) => statements.import(actorOf(request), request.body));
   });
