@@ -89,6 +89,8 @@ export interface InvoiceDocumentView {
   totals: TotalRow[];
   total: TotalRow;
   paymentInstructions: string | null;
+  /** ISO 11649 creditor reference to quote with the transfer (issue #21); null for invoices finalized before it. */
+  remittanceReference: string | null;
   notes: string | null;
   footer: string | null;
 }
@@ -182,6 +184,8 @@ export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => 
     totals,
     total: { label: `Total (${currency})`, amount: money(invoice.total) },
     paymentInstructions: nonBlank(business.payment_instructions),
+    // Issue #21 (payments): printed in the payment section.
+    remittanceReference: nonBlank(invoice.remittance_reference),
     notes: nonBlank(invoice.notes),
     footer: nonBlank(invoice.footer),
   };
