@@ -33,9 +33,7 @@ export const assertValidAgainstSchema = async (xml: string, message: CamtMessage
     throw invalidRequest(`The document could not be checked against the ${message} schema: ${(error as Error).message.slice(0, 300)}`);
   });
   if (result.valid) return;
-  const errors = result.errors.slice(0, ERRORS_SHOWN).map((error) => ({
-    path: 'body',
-    message: `${error.loc?.lineNumber ? `line ${error.loc.lineNumber}: ` : ''}${error.message.replace(/^.*?Schemas validity error : /, '').trim()}`,
-  }));
+  const messages = result.errors.map((error) => `${error.loc?.lineNumber ? `line ${error.loc.lineNumber}: ` : ''}${error.message.replace(/^.*?Schemas validity error : /, '').trim()}`);
+  const errors = [...new Set(messages)].slice(0, ERRORS_SHOWN).map((message) => ({ path: 'body', message }));
   throw invalidRequest(`The document is not valid against the ISO 20022 ${message} schema.`, errors.length > 0 ? errors : [{ path: 'body', message: 'not valid against the schema' }]);
 };
