@@ -7,6 +7,7 @@ import { startFaultPlatform, type FaultPlatform } from './support/fault-platform
 import { repeatUntil, runLifecycles, type LifecycleRun } from './support/lifecycles.ts';
 import { formatFigures, reconcile } from './support/reconcile.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
+import { formatPaymentFigures, reconcilePayments, statementFor, untilAnswered } from './support/payments.ts';
 import { prepareWorkspace, type FaultWorkspace } from './support/workspace.ts';
 
 // One platform for every scenario, in sequence, each in a workspace of its own: starting the
@@ -259,6 +260,95 @@ describe('faults: nothing is lost or doubled', () => {
     const figures = await reconcileRun(scenario, workspace, run.outcomes.length, run, ' gateway_kills=4');
     expectNoUnexpectedExit();
     expectNothingLostOrDoubled(figures, run.errors);
+  });
+
+  it('partial payments and bank statement imports while billing and the gateway are SIGKILLed: each payment once, one invoice.paid per paid invoice, Σ payments = amount_paid', { timeout: 240_000 }, async () => {
+    const scenario = 'payments-kills';
+    const workspace = await beginScenario(scenario);
+    const { api, apiKey, customer, marker } = workspace;
+    // 40 open invoices of 100.00 EUR, made before any fault.
+    const invoices: { id: string; number: string; total: number }[] = [];
+    for (let index = 0; index < 40; index += 1) {
+      const draft = await api.POST('/api/v1/invoices', {
+        params: { header: { 'Idempotency-Key': randomUUID() } },
+        body: { customer, currency: 'EUR', notes: `${marker}#${index}`, items: [{ description: 'Consulting', unit_amount: 10_000 }] },
+      });
+      const open = await api.POST('/api/v1/invoices/{id}/finalize', { params: { path: { id: draft.data!.data.id }, header: { 'Idempotency-Key': randomUUID() } } });
+      invoices.push({ id: open.data!.data.id, number: open.data!.data.number!, total: open.data!.data.total });
+    }
+    const byHand = invoices.slice(0, 20);
+    const fromBank = invoices.slice(20);
+    const post = (path: string, body: string, contentType: string) => (key: string) =>
+      fetch(`${platform.gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': contentType, 'idempotency-key': key }, body });
+
+    // Bank statements: half of the bank's invoices in two parts each (a Dutch bank's camt.053), the
+    // other half in a batch booking (a UBS camt.054); each imported three times, under a new key
+    // each time, and a statement overlapping both, twice: every credit is paid once.
+    const dutch = statementFor(fromBank.slice(0, 10), 2, 'dutch', 'NL-2026-11-20');
+    const ubs = statementFor(fromBank.slice(10), 2, 'ubs', 'CH-2026-11-20');
+    const overlapping = statementFor(fromBank, 2, 'dutch', 'NL-2026-11-20');
+    const imports = [dutch, ubs, overlapping, dutch, ubs, overlapping, dutch, ubs];
+    const answers: { what: string; status: number }[] = [];
+    const work = (async () => {
+      const payments = byHand.flatMap((invoice) => [1, 2, 3, 4].map(() => invoice));
+      let next = 0;
+      const payer = async () => {
+        while (next < payments.length) {
+          const invoice = payments[next++]!;
+          const answer = await untilAnswered(post(`/api/v1/invoices/${invoice.id}/payments`, JSON.stringify({ amount: invoice.total / 4, payment_reference: `${invoice.number} part` }), 'application/json'));
+          answers.push({ what: 'payment', status: answer.status });
+        }
+      };
+      const importer = async () => {
+        for (const statement of imports) {
+          const answer = await untilAnswered(post('/api/v1/bank_statements', statement, 'application/xml'));
+          answers.push({ what: 'statement', status: answer.status });
+          await delay(300);
+        }
+      };
+      await Promise.all([payer(), payer(), payer(), payer(), importer()]);
+    })();
+    let billingKills = 0;
+    let gatewayKills = 0;
+    const kills = await repeatUntil(work, () => randomBetween(800, 1_800), 4, async (round) => {
+      if (round % 2 === 0) {
+        billingKills += 1;
+        await platform.killAndRestart('billing');
+      } else {
+        gatewayKills += 1;
+        await platform.killAndRestart('gateway');
+      }
+    });
+    await work;
+    const figures = await reconcilePayments({
+      api,
+      invoiceIds: invoices.map((invoice) => invoice.id),
+      expectedPayments: byHand.length * 4 + fromBank.length * 2,
+      databaseUrl: platform.databaseUrl,
+      workspaceId: workspace.workspaceId,
+      receiver,
+      endpointPath: `/${scenario}`,
+    });
+    const failed = answers.filter((answer) => answer.status >= 300);
+    console.log(formatPaymentFigures(scenario, figures, ` client_errors=${failed.length} kills=${kills} billing_kills=${billingKills} gateway_kills=${gatewayKills}`));
+    expectNoUnexpectedExit();
+    expect({ ...figures, failed }).toEqual({
+      ...figures,
+      paid: 40,
+      payments: figures.expectedPayments,
+      sumPayments: 40 * 10_000,
+      sumAmountPaid: 40 * 10_000,
+      mismatched: 0,
+      paidEventsInOutbox: 40,
+      paidWithSeveralEvents: 0,
+      paidEventsDelivered: 40,
+      paymentRecordedEvents: figures.expectedPayments,
+      failed: [],
+    });
+    expect(figures.entries.matched).toBe(fromBank.length * 2);
+    expect(figures.entries.unmatched ?? 0).toBe(0);
+    expect(billingKills).toBeGreaterThanOrEqual(2);
+    expect(gatewayKills).toBeGreaterThanOrEqual(2);
   });
 
   it('lifecycles while notifications and documents are SIGKILLed and restarted', { timeout: 180_000 }, async () => {

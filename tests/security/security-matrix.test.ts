@@ -66,6 +66,8 @@ const requestFor = (operation: Operation, workspace: SeededWorkspace, idOverride
   const path = operation.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => {
     if (idOverride) return idOverride;
     if (name === 'token') return workspace.tokens[0]!;
+    // A statement's entry: the seed's last one, which no invoice took (it can still be matched by hand).
+    if (name === 'entry_id') return workspace.ids.get('bse')!.at(-1)!;
     const prefix = prefixes.get(collectionOf(operation.path))!;
     return workspace.ids.get(prefix)![0]!;
   });
@@ -73,7 +75,8 @@ const requestFor = (operation: Operation, workspace: SeededWorkspace, idOverride
   return {
     path,
     headers: (operation.idempotency === 'none' ? {} : { 'idempotency-key': randomUUID() }) as Record<string, string>,
-    body: body ? minimalValueOf(document, body.schema, (prefix) => workspace.ids.get(prefix)![0]!) : undefined,
+    // An invoice named in a body is the open one (a payment's or a statement entry's target); other kinds, the first seeded.
+    body: body ? minimalValueOf(document, body.schema, (prefix) => (prefix === 'in' ? workspace.invoices.open : workspace.ids.get(prefix)![0]!)) : undefined,
   };
 };
 

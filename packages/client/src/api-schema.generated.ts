@@ -225,8 +225,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Record a payment received outside the service
-         * @description Bookkeeping only: no charge, no funds moved. The invoice must be open or overdue.
+         * Record a payment of everything still due, received outside the service
+         * @description Bookkeeping only: no charge, no funds moved. The invoice must be open or overdue. Records one payment of the whole `amount_remaining` (see `createPayment` for partial payments), which makes the invoice paid.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -246,7 +246,7 @@ export interface paths {
         put?: never;
         /**
          * Void an unpaid finalized invoice
-         * @description The number stays on the record. The invoice must be open or overdue; a paid invoice cannot be voided.
+         * @description The number stays on the record. The invoice must be open or overdue and have no payment (409 `invalid_state` otherwise): a paid or partly paid invoice cannot be voided.
          */
         post: operations["voidInvoice"];
         delete?: never;
@@ -269,6 +269,85 @@ export interface paths {
         get: operations["listInvoiceTimeline"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payments of an invoice, oldest first */
+        get: operations["listInvoicePayments"];
+        put?: never;
+        /**
+         * Record a payment, in full or in part, received outside the service
+         * @description Bookkeeping only: no charge, no funds moved. Only an open or overdue invoice takes payments (409 `invalid_state`). `amount_paid` grows by `amount` and `amount_remaining` shrinks by it; the payment that brings `amount_remaining` to 0 makes the invoice `paid` (`paid_at` is that payment’s) and fires `invoice.paid`, once. Every payment fires `invoice.payment_recorded`. An amount above `amount_remaining` is a 400 and records nothing. Concurrent payments are applied one after the other: of twenty payments of a quarter each, four are recorded.
+         */
+        post: operations["createPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List imported bank statements, newest first */
+        get: operations["listBankStatements"];
+        put?: never;
+        /**
+         * Import a bank statement (camt.053 or camt.054) and match its credits to invoices
+         * @description Each credit entry (each transaction of a batch booking) whose remittance information holds an open or overdue invoice’s `remittance_reference` or number (also as people type it: spaces, no separators, any case), in the invoice’s currency, for at most its `amount_remaining`, records a payment (`method: "bank_transfer"`, `payment_reference`: the bank’s reference) and is `matched`; other credits are `unmatched`, debits `ignored`. A credit imported before (the same account and bank reference, or without one the same date, amount and remittance information) is `duplicate` and records nothing, also when the same statement is imported several times at once. A document that is not a readable camt.053/054, or not valid against its ISO 20022 schema, is a 400 naming what is wrong, and nothing is recorded.
+         */
+        post: operations["importBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a bank statement with its entries */
+        get: operations["retrieveBankStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank_statements/{id}/entries/{entry_id}/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an unmatched statement entry to an invoice by hand
+         * @description Records the entry’s payment on the invoice under the same rules as an import (open or overdue, same currency, at most `amount_remaining`: 400 otherwise). An entry that is not `unmatched` is a 409 `invalid_state`.
+         */
+        post: operations["matchBankStatementEntry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -924,6 +1003,34 @@ export interface components {
             /** @description Stored in `void_reason` and shown in the timeline. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
         };
+        CreatePaymentBody: {
+            /** @description Minor units, from 1 to the invoice’s `amount_remaining` (more: 400, nothing recorded). */
+            amount: number;
+            /**
+             * Format: date
+             * @description When the payment arrived, not after today; default: now. Stored in `paid_at` (midnight UTC of that date).
+             * @example 2026-11-22
+             */
+            paid_on?: string;
+            /** @description Free text such as a bank transaction ID. Trimmed; an empty string or null means no value (on update it clears the field). */
+            payment_reference?: string | null;
+            /**
+             * @description Default `bank_transfer`.
+             * @default bank_transfer
+             */
+            method?: components["schemas"]["PaymentMethod"];
+        };
+        /** @enum {string} */
+        PaymentMethod: "bank_transfer" | "card" | "cash" | "check" | "direct_debit" | "other";
+        /** @description An ISO 20022 camt.053 (versions 001.02 to 001.08) or camt.054 document, sent with `Content-Type: application/xml`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused. */
+        BankStatementBody: string;
+        MatchBankStatementEntryBody: {
+            /**
+             * @description `in_` ID of an open or overdue invoice in the entry’s currency with `amount_remaining` ≥ the entry’s amount.
+             * @example in_0190f3e2c1b27a8e9d1f3c4b5a697887
+             */
+            invoice: string;
+        };
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             business_name?: string | null;
@@ -1005,7 +1112,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
         };
@@ -1022,7 +1129,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
             /**
@@ -1048,7 +1155,7 @@ export interface components {
             types?: components["schemas"]["WebhookEventType"][];
         };
         /** @enum {string} */
-        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed";
+        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed";
         RedeliverEventBody: {
             /**
              * @description Only to this endpoint; default: every enabled endpoint that receives the type.
@@ -1223,9 +1330,17 @@ export interface components {
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
-            /** @description 0 while draft; total while open or overdue; 0 once paid or void. */
+            /** @description 0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void. */
             amount_due: number;
+            /** @description Σ of the invoice’s payments (GET /invoices/{id}/payments). */
             amount_paid: number;
+            /** @description amount_due − amount_paid while open or overdue: what is still to be paid; 0 for drafts, paid and void invoices. The payment that brings it to 0 makes the invoice paid. */
+            amount_remaining: number;
+            /**
+             * @description ISO 11649 creditor reference (`RF` + 2 check digits + up to 21 characters) derived from the number at finalization; printed on the PDF and in the e-invoices (BT-83). Null while draft, and for invoices finalized before it existed.
+             * @example RF18INV20260001
+             */
+            remittance_reference: string | null;
             notes: string | null;
             footer: string | null;
             /** @description Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`. */
@@ -1463,9 +1578,17 @@ export interface components {
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
-            /** @description 0 while draft; total while open or overdue; 0 once paid or void. */
+            /** @description 0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void. */
             amount_due: number;
+            /** @description Σ of the invoice’s payments (GET /invoices/{id}/payments). */
             amount_paid: number;
+            /** @description amount_due − amount_paid while open or overdue: what is still to be paid; 0 for drafts, paid and void invoices. The payment that brings it to 0 makes the invoice paid. */
+            amount_remaining: number;
+            /**
+             * @description ISO 11649 creditor reference (`RF` + 2 check digits + up to 21 characters) derived from the number at finalization; printed on the PDF and in the e-invoices (BT-83). Null while draft, and for invoices finalized before it existed.
+             * @example RF18INV20260001
+             */
+            remittance_reference: string | null;
             notes: string | null;
             footer: string | null;
             /** @description Buyer reference (BT-10; XRechnung: the Leitweg-ID). On a draft as sent; finalization fills an empty one with the customer’s `buyer_reference`. */
@@ -1595,6 +1718,99 @@ export interface components {
              * @example 2026-11-22
              */
             due_date: string;
+        };
+        Payment: {
+            /** @example pay_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "payment";
+            /** @description `in_` ID of the invoice paid. */
+            invoice: string;
+            /** @description Minor units of `currency`. */
+            amount: number;
+            /** @description The invoice’s currency. */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description When the money arrived: midnight UTC of `paid_on`, else the time it was recorded.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            paid_at: string;
+            /** @description Free text such as a bank transaction ID; for a payment matched from a bank statement, the bank’s reference. */
+            payment_reference: string | null;
+            method: components["schemas"]["PaymentMethod"];
+            /** @description `bse_` ID of the bank statement entry it was matched from; null for a payment recorded by hand. */
+            bank_statement_entry: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
+        };
+        BankStatement: {
+            /** @example bst_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "bank_statement";
+            /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
+            account_iban: string | null;
+            from: string | null;
+            to: string | null;
+            matched_count: number;
+            unmatched_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
+            entries: {
+                /** @constant */
+                object: "list";
+                data: components["schemas"]["BankStatementEntry"][];
+            };
+        };
+        BankStatementEntry: {
+            /** @example bse_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "bank_statement_entry";
+            booking_date: string | null;
+            /** @description Minor units of `currency`, always positive; `credit_debit` tells the direction. */
+            amount: number;
+            currency: string;
+            /** @enum {string} */
+            credit_debit: "credit" | "debit";
+            /** @description The remittance lines (structured references and unstructured text), joined by spaces. */
+            remittance_information: string | null;
+            /** @description Who sent (credit) or received (debit) the money. */
+            counterparty_name: string | null;
+            /** @description The bank’s reference of the transaction (AcctSvcrRef). */
+            bank_reference: string | null;
+            /** @description `matched`: a payment was recorded for it; `unmatched`: a credit no invoice could take (assign it by hand); `duplicate`: imported before, recorded nothing; `ignored`: a debit. */
+            status: components["schemas"]["BankStatementEntryStatus"];
+            /** @description `in_` ID of the invoice it paid. */
+            invoice: string | null;
+            /** @description `pay_` ID of the payment it recorded. */
+            payment: string | null;
+        };
+        /** @enum {string} */
+        BankStatementEntryStatus: "matched" | "unmatched" | "duplicate" | "ignored";
+        BankStatementSummary: {
+            /** @example bst_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "bank_statement";
+            /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
+            account_iban: string | null;
+            from: string | null;
+            to: string | null;
+            matched_count: number;
+            unmatched_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
         };
         /**
          * @example {
@@ -2089,7 +2305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2370,7 +2586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,7 +2760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +3037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,7 +3218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3274,7 +3490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3458,7 +3674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3735,7 +3951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3840,7 +4056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3953,7 +4169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4071,7 +4287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4194,6 +4410,555 @@ export interface operations {
             };
         };
     };
+    listInvoicePayments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every payment of the invoice, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Payment"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. The service that owns the write records its outcome in the same transaction as the write, so a retry after a timeout, a 503 or a lost connection never makes a second effect: it gets the original response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 5000,
+                 *       "paid_on": "2026-11-20",
+                 *       "payment_reference": "TRX-123",
+                 *       "method": "bank_transfer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePaymentBody"];
+            };
+        };
+        responses: {
+            /** @description The payment recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Payment"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key header required. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBankStatements: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100; default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of statements, without their entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatementSummary"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importBankStatement: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/xml": components["schemas"]["BankStatementBody"];
+            };
+        };
+        responses: {
+            /** @description The statement imported, with every entry and what became of it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatement"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retrieveBankStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement with every entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatement"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    matchBankStatementEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `bst_` ID. */
+                id: string;
+                /** @description `bse_` ID. */
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchBankStatementEntryBody"];
+            };
+        };
+        responses: {
+            /** @description The entry, now matched. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BankStatementEntry"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     rotateInvoicePublicLink: {
         parameters: {
             query?: never;
@@ -4269,7 +5034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4954,7 +5719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5118,7 +5883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5386,7 +6151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,7 +6352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5933,7 +6698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body larger than 1 MiB. */
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,9 @@ export const ID_PREFIX = {
   deliveryAttempt: 'att',
   apiKey: 'key',
   workspace: 'ws',
+  payment: 'pay',
+  bankStatement: 'bst',
+  bankStatementEntry: 'bse',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -15,6 +15,8 @@ export * from './billing/einvoice-fields.ts';
 export * from './billing/tax-breakdown.ts';
 export * from './billing/einvoice-readiness.ts';
 export * from './billing/numbering.ts';
+export * from './billing/payments.ts';
+export * from './billing/bank-statements.ts';
 export * from './billing/events.ts';
 export * from './notifications/event-types.ts';
 export * from './notifications/webhook-endpoints.ts';

@@ -12,7 +12,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The API key lacks the scope this operation needs.',
   404: 'No such resource in the workspace of the key.',
   409: 'Invalid state, or an Idempotency-Key reused with another body or still in use.',
-  413: 'Body larger than 1 MiB.',
+  413: 'Body larger than 1 MiB (a bank statement: 10 MB).',
   428: 'Idempotency-Key header required.',
   429: 'Rate limit exceeded; see Retry-After.',
   503: 'A dependency is unavailable; retry later.',
@@ -87,7 +87,7 @@ const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
       ...(header ? { header } : {}),
     },
     ...(operation.body
-      ? { requestBody: { required: !operation.bodyOptional, content: { 'application/json': { schema: operation.body, ...bodyExampleOf(operation.body) } } } }
+      ? { requestBody: { required: !operation.bodyOptional, content: { [operation.bodyContentType ?? 'application/json']: { schema: operation.body, ...bodyExampleOf(operation.body) } } } }
       : {}),
     responses: toResponses(operation),
   };

@@ -36,6 +36,13 @@ export interface Operation {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /**
+   * The media type of the body when it is not JSON (a bank statement's `application/xml`): the
+   * gateway and the service then take that type only, as text, up to `bodyLimitBytes`.
+   */
+  bodyContentType?: string;
+  /** The largest body this operation takes, when larger than every service's 1 MiB (413 above it). */
+  bodyLimitBytes?: number;
   /** The body may be omitted entirely (pay, void). */
   bodyOptional?: boolean;
   /** Extra error statuses this operation documents beyond the common ones. */

@@ -5,6 +5,8 @@ import { gatewayOperations } from './gateway.ts';
 import { accountOperations } from './billing/account.ts';
 import { invoiceOperations } from './billing/invoices.ts';
 import { numberingOperations } from './billing/numbering.ts';
+import { paymentOperations } from './billing/payments.ts';
+import { bankStatementOperations } from './billing/bank-statements.ts';
 import { documentOperations } from './documents/documents.ts';
 import { publicLinkOperations } from './documents/public-link.ts';
 import { eventOperations } from './notifications/events.ts';
@@ -18,6 +20,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...invoiceOperations,
+  ...paymentOperations,
+  ...bankStatementOperations,
   ...publicLinkOperations,
   ...documentOperations,
   ...numberingOperations,

@@ -90,7 +90,7 @@ export const toAppError = (error: unknown): AppError => {
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+      return new AppError('payload_too_large', 'The body is larger than this operation takes (1 MiB, unless the operation says otherwise).');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'Request bodies must be JSON sent with Content-Type: application/json.');

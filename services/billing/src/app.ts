@@ -3,6 +3,8 @@ import type { Clock } from '@invoicing/service-kit/clock';
 import { BILLING_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerAccountRoutes } from './modules/account/account.routes.ts';
+import { registerBankStatementRoutes } from './modules/bank-statements/bank-statement.routes.ts';
+import { bankStatementsService } from './modules/bank-statements/bank-statements.service.ts';
 import { accountService } from './modules/account/account.service.ts';
 import { finalizeInvoice } from './modules/invoices/finalize-invoice.ts';
 import { registerInvoiceRoutes } from './modules/invoices/invoice.routes.ts';
@@ -12,6 +14,8 @@ import { publicLinks } from './modules/invoices/public-link.ts';
 import { voidInvoice } from './modules/invoices/void-invoice.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
+import { registerPaymentRoutes } from './modules/payments/payment.routes.ts';
+import { paymentsService } from './modules/payments/payments.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
 
 export interface BillingAppDeps {
@@ -48,6 +52,8 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
     void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
+  registerPaymentRoutes(app, paymentsService(invoiceDeps));
+  registerBankStatementRoutes(app, bankStatementsService(invoiceDeps, createCursorCodec(internalToken)));
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
   return app;

@@ -7,16 +7,19 @@ import { Migration20261203100000BlankTextToNull } from './migrations/Migration20
 import { Migration20261205100000IdempotencyRecords } from './migrations/Migration20261205100000IdempotencyRecords.ts';
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
+import { Migration20270110000000Payments } from './migrations/Migration20270110000000Payments.ts';
 import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
+import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
+import { PaymentEntity } from './modules/payments/payment.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -32,6 +35,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261205100000IdempotencyRecords', class: Migration20261205100000IdempotencyRecords },
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
+  { name: 'Migration20270110000000Payments', class: Migration20270110000000Payments },
   { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
 ];
 

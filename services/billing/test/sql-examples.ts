@@ -15,6 +15,10 @@ import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
 import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
 import type { TimelineEntryRow } from '../src/modules/timeline/timeline.entity.ts';
 import { timelineRepository } from '../src/modules/timeline/timeline.repository.ts';
+import { paymentRepository } from '../src/modules/payments/payment.repository.ts';
+import type { PaymentRow } from '../src/modules/payments/payment.entity.ts';
+import { bankStatementRepository } from '../src/modules/bank-statements/bank-statement.repository.ts';
+import type { BankStatementEntryRow, BankStatementRow } from '../src/modules/bank-statements/bank-statement.entity.ts';
 import { EXAMPLE_INVOICE, EXAMPLE_WORKSPACE, makeLine } from './support/rows.ts';
 
 const WORKSPACE = EXAMPLE_WORKSPACE;
@@ -48,6 +52,45 @@ const finalized: InvoiceRow = { ...invoice, status: 'open', number: 'INV-2026-00
 const finalizedColumns = Object.fromEntries(FINALIZED_PROPERTIES.map((property) => [property, finalized[property]])) as FinalizedColumns;
 const claim = { workspaceId: WORKSPACE, key: 'key-1', fingerprint: 'f'.repeat(64) };
 const recorded = { status: 200, contentType: 'application/json; charset=utf-8', body: '{}' };
+const payment: PaymentRow = {
+  id: '00000000-0000-4000-8000-000000000008',
+  workspaceId: WORKSPACE,
+  invoiceId: INVOICE,
+  amount: 5_000,
+  currency: 'EUR',
+  paidAt: NOW,
+  paymentReference: 'TRX-1',
+  method: 'bank_transfer',
+  bankStatementEntryId: null,
+  createdAt: NOW,
+};
+const statement: BankStatementRow = {
+  id: '00000000-0000-4000-8000-000000000009',
+  workspaceId: WORKSPACE,
+  accountIban: 'DE89370400440532013000',
+  fromDate: '2026-11-20',
+  toDate: '2026-11-20',
+  matchedCount: 1,
+  unmatchedCount: 0,
+  createdAt: NOW,
+};
+const statementEntry: BankStatementEntryRow = {
+  id: '00000000-0000-4000-8000-00000000000a',
+  statementId: statement.id,
+  workspaceId: WORKSPACE,
+  position: 0,
+  bookingDate: '2026-11-20',
+  amount: 5_000,
+  currency: 'EUR',
+  creditDebit: 'credit',
+  remittanceInformation: 'INV-2026-0001',
+  counterpartyName: 'Müller GmbH',
+  bankReference: 'REF-1',
+  status: 'unmatched',
+  invoiceId: null,
+  paymentId: null,
+  dedupKey: '["ref","DE89370400440532013000","REF-1"]',
+};
 const keyedWrites = (orm: MikroORM) => new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 });
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
@@ -63,11 +106,11 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
         await invoices.insertDraft(invoice, [line], entry, event);
         return invoices.insertDraft(invoice, [line], entry, event, { writes: keyedWrites(orm), claim, outcome: recorded });
       },
-      // Unkeyed (a new public link, inside its keyed write's transaction), then keyed (pay, void).
+      // Unkeyed (a new public link, inside its keyed write's transaction), then keyed (void, only while unpaid).
       changeWhileStatus: async (invoices, _em, orm) => {
-        const payment = { invoice: { ...finalized, status: 'paid' as const, paidAt: NOW }, properties: ['status', 'paidAt', 'amountDue', 'updatedAt'] as const, whileStatus: 'open' as const, entry, event };
-        await invoices.changeWhileStatus(payment);
-        return invoices.changeWhileStatus({ ...payment, outcome: { writes: keyedWrites(orm), claim, outcome: recorded } });
+        const voiding = { invoice: { ...finalized, status: 'void' as const, voidedAt: NOW }, properties: ['status', 'voidedAt', 'amountDue', 'updatedAt'] as const, whileStatus: 'open' as const, entry, event };
+        await invoices.changeWhileStatus(voiding);
+        return invoices.changeWhileStatus({ ...voiding, whileUnpaid: true, outcome: { writes: keyedWrites(orm), claim, outcome: recorded } });
       },
       lockDraftsAndTakeNumbers: (invoices, em) => em.transactional((tx) => invoices.lockDraftsAndTakeNumbers(tx, { series: SERIES, drafts: [{ id: INVOICE, readVersion: NOW }] })),
       writeFinalized: (invoices, em, orm) =>
@@ -90,6 +133,32 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       replaceLines: (invoices, em) => em.transactional((tx) => invoices.replaceLines(tx, INVOICE, [line])),
       dropCatalogLines: (invoices, em) => em.transactional((tx) => invoices.dropCatalogLines(tx, INVOICE)),
       remove: (invoices, em) => em.transactional((tx) => invoices.remove(tx, invoice)),
+    }),
+    repositoryExamples('src/modules/payments/payment.repository.sql', 'paymentRepository (payment.repository.ts)', paymentRepository, {
+      lockInvoices: (payments, em) => em.transactional((tx) => payments.lockInvoices(tx, WORKSPACE, [INVOICE])),
+      record: (payments, em) =>
+        em.transactional((tx) =>
+          payments.record(tx, {
+            workspaceId: WORKSPACE,
+            invoices: [{ id: INVOICE, columns: { status: 'paid', amountDue: 0, amountPaid: 11_900, paidAt: NOW, paymentReference: 'TRX-1', updatedAt: NOW } }],
+            payments: [payment],
+            timeline: [{ ...entry, type: 'paid', details: { paid_on: '2026-11-26', payment_reference: 'TRX-1' } }],
+            events: [{ envelope: event, traceContext: null }],
+          }),
+        ),
+      ofInvoice: (payments) => payments.ofInvoice(INVOICE),
+    }),
+    repositoryExamples('src/modules/bank-statements/bank-statement.repository.sql', 'bankStatementRepository (bank-statement.repository.ts)', bankStatementRepository, {
+      claimEntries: (statements, em) => em.transactional((tx) => statements.claimEntries(tx, [statementEntry])),
+      insertEntries: (statements, em) => em.transactional((tx) => statements.insertEntries(tx, [{ ...statementEntry, status: 'duplicate', dedupKey: null }])),
+      markMatched: (statements, em) => em.transactional((tx) => statements.markMatched(tx, WORKSPACE, [{ id: statementEntry.id, invoiceId: INVOICE, paymentId: payment.id }])),
+      insertStatement: (statements, em) => em.transactional((tx) => statements.insertStatement(tx, statement)),
+      countManualMatch: (statements, em) => em.transactional((tx) => statements.countManualMatch(tx, statement.id)),
+      openInvoiceKeys: (statements, em) => statements.openInvoiceKeys(em, WORKSPACE),
+      findInWorkspace: (statements) => statements.findInWorkspace(WORKSPACE, statement.id),
+      entriesOf: (statements) => statements.entriesOf(statement.id),
+      lockEntry: (statements, em) => em.transactional((tx) => statements.lockEntry(tx, WORKSPACE, statement.id, statementEntry.id)),
+      pageNewestFirst: (statements) => statements.pageNewestFirst(WORKSPACE, { created: NOW, id: statement.id }, 10),
     }),
     repositoryExamples('src/modules/account/account.repository.sql', 'accountRepository (account.repository.ts)', accountRepository, {
       settingsOf: (accounts) => accounts.settingsOf(WORKSPACE, NOW),

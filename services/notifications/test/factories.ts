@@ -23,6 +23,8 @@ export const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   total: 11_900,
   amount_due: 11_900,
   amount_paid: 0,
+  amount_remaining: 11_900,
+  remittance_reference: null,
   notes: null,
   footer: null,
   buyer_reference: null,

@@ -17,6 +17,13 @@ export const jsonApi = (gatewayUrl: string, key: string) => async (method: strin
 };
 export type JsonApi = ReturnType<typeof jsonApi>;
 
+/** A camt.053.001.08 with a credit of 10.00 naming the invoice and one naming nothing. */
+const seedStatement = (number: string, reference: string) => {
+  const entry = (amount: string, remittance: string, ref: string) =>
+    `<Ntry><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-01-02</Dt></BookgDt><AcctSvcrRef>${ref}</AcctSvcrRef><BkTxCd/><NtryDtls><TxDtls><RmtInf><Ustrd>${remittance}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+  return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><GrpHdr><MsgId>SEED</MsgId><CreDtTm>2026-01-02T10:00:00</CreDtTm></GrpHdr><Stmt><Id>SEED</Id><Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-01-02</Dt></Dt></Bal>${entry('10.00', `Invoice ${number}`, `${reference}-1`)}${entry('3.00', 'no invoice named', `${reference}-2`)}</Stmt></BkToCstmrStmt></Document>`;
+};
+
 const created = async (answer: Promise<JsonAnswer>, what: string) => {
   const { status, body } = await answer;
   if (status >= 300) throw new Error(`seeding ${what}: ${status} ${JSON.stringify(body)}`);
@@ -68,6 +75,17 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   await created(api('POST', `/api/v1/invoices/${voided.id}/void`, { reason: 'duplicate' }), 'void');
   const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
   for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, endpoint.id]) addId(ids, id);
+  // A payment, and a bank statement with a matched and an unmatched entry, for the routes that name them.
+  for (const payment of (await api('GET', `/api/v1/invoices/${paid.id}/payments`)).body.data) addId(ids, payment.id);
+  const statement = await fetch(`${system.gatewayUrl}/api/v1/bank_statements`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${minted.key}`, 'content-type': 'application/xml' },
+    body: seedStatement(open.number, randomUUID().slice(0, 13)),
+  });
+  if (statement.status !== 201) throw new Error(`seeding ${label}: bank statement ${statement.status} ${await statement.text()}`);
+  const imported = ((await statement.json()) as { data: { id: string; entries: { data: { id: string }[] } } }).data;
+  addId(ids, imported.id);
+  for (const entry of imported.entries.data) addId(ids, entry.id);
   // Events reach notifications through the bus: wait until some have arrived.
   const deadline = Date.now() + 15_000;
   let events: { id: string }[] = [];

@@ -60,6 +60,8 @@ export interface DocumentedOperation {
   queryParams: ParameterObject[];
   idempotencyKey: 'required' | 'optional' | 'none';
   body: { schema: JsonSchema; required: boolean } | undefined;
+  /** The media type of a body that is not JSON (a bank statement's `application/xml`). */
+  textBody: string | undefined;
   /** Every status the document declares, with the media types of its body. */
   responses: ReadonlyMap<number, readonly string[]>;
 }
@@ -79,6 +81,7 @@ export const operationsOf = (document: OpenApiDocument): DocumentedOperation[] =
         queryParams: parameters.filter((parameter) => parameter.in === 'query'),
         idempotencyKey: header ? (header.required ? 'required' : 'optional') : 'none',
         body: json ? { schema: json.schema, required: operation.requestBody?.required ?? false } : undefined,
+        textBody: operation.requestBody && !json ? Object.keys(operation.requestBody.content)[0] : undefined,
         responses: new Map(Object.entries(operation.responses).map(([status, response]) => [Number(status), Object.keys(response.content ?? {})])),
       };
     }),

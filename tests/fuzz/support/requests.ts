@@ -25,7 +25,7 @@ export interface FuzzRequest extends RawRequest {
   mutation: string;
 }
 
-const PREFIXES = ['cus', 'prod', 'price', 'in', 'ii', 'we', 'evt', 'att', 'key', 'ws'];
+const PREFIXES = ['cus', 'prod', 'price', 'in', 'ii', 'we', 'evt', 'att', 'key', 'ws', 'pay', 'bst', 'bse'];
 
 const hex32 = fc.stringMatching(/^[0-9a-f]{32}$/);
 
@@ -56,6 +56,8 @@ const pathParam = (world: FuzzWorld, operation: DocumentedOperation, name: strin
       { weight: 1, arbitrary: fc.base64String({ minLength: 32, maxLength: 32 }).map((value) => encodeURIComponent(value.replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', ''))) },
     );
   }
+  // A bank statement's entry: from the entries' pool (`bse`), not its collection's.
+  if (name === 'entry_id') return anyId(world, 'bse');
   return anyId(world, world.collectionPrefix.get(collectionOf(operation.path)));
 };
 
@@ -235,9 +237,77 @@ const mutations = (world: FuzzWorld, parts: ValidParts, usedKeys: string[]): fc.
   return list;
 };
 
+const CAMT = (body: string, version = 'camt.053.001.08') =>
+  `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:${version}"><BkToCstmrStmt><GrpHdr><MsgId>F</MsgId><CreDtTm>2026-11-20T10:00:00</CreDtTm></GrpHdr>${body}</BkToCstmrStmt></Document>`;
+const STATEMENT = (entry: string) =>
+  `<Stmt><Id>S</Id><Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct><Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>${entry}</Stmt>`;
+const ENTRY = (amount: string, currency: string, remittance: string, indicator = 'CRDT') =>
+  `<Ntry><Amt Ccy="${currency}">${amount}</Amt><CdtDbtInd>${indicator}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-20</Dt></BookgDt><BkTxCd/><NtryDtls><TxDtls><RmtInf><Ustrd>${remittance}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+const XML_BODIES = [
+  CAMT(STATEMENT(ENTRY('10.00', 'EUR', 'INV/2026/0001'))),
+  CAMT(STATEMENT(ENTRY('0.01', 'EUR', 'RF18539007547034') + ENTRY('5', 'USD', 'x', 'DBIT'))),
+  CAMT(STATEMENT(ENTRY('1.005', 'EUR', 'too many decimals'))),
+  CAMT(STATEMENT(ENTRY('99999999999999999999.00', 'EUR', 'too large'))),
+  CAMT(STATEMENT(ENTRY('1.00', 'XXX', 'not a currency'))),
+  CAMT(STATEMENT(ENTRY('1.00', 'EUR', '&amp;&lt;&#0;&#x110000;&#55296;'))),
+  CAMT(STATEMENT('')),
+  CAMT(''),
+  CAMT(STATEMENT(ENTRY('1.00', 'EUR', 'x')), 'camt.053.001.02'),
+  CAMT(STATEMENT(ENTRY('1.00', 'EUR', 'x')), 'camt.054.001.08'),
+  CAMT(STATEMENT(ENTRY('1.00', 'EUR', 'x')), 'camt.052.001.08'),
+  CAMT(STATEMENT(ENTRY('1.00', 'EUR', 'x')), 'camt.053.001.99'),
+  '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY b "bbbbbbbb"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">&c;</Document>',
+  '<?xml version="1.0"?><!DOCTYPE a SYSTEM "http://127.0.0.1:1/x.dtd"><Document/>',
+  `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">${'<a>'.repeat(5_000)}${'</a>'.repeat(5_000)}</Document>`,
+  `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><![CDATA[${'x'.repeat(1000)}]]></Document>`,
+  '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>',
+  '<?xml version="1.0" encoding="UTF-16"?><Document/>',
+  '',
+  '{"a":1}',
+  'not xml at all',
+];
+
+/**
+ * Requests to an operation whose body is text of one media type (a bank statement, XML): valid
+ * and hostile documents (entity expansion, external DTDs, deep nesting, truncation, wrong
+ * versions, odd amounts), cut at random places, under every content type and credential.
+ */
+const textBodyRequests = (world: FuzzWorld, operation: DocumentedOperation, contentType: string, usedKeys: string[]): fc.Arbitrary<FuzzRequest> =>
+  validParts(world, operation).chain((parts) => {
+    const raw = (mutation: string, text: string | Buffer, type: string | undefined = contentType) => {
+      const request = build({ ...parts, hasBody: false }, world, mutation);
+      const { 'content-type': _, ...headers } = request.headers;
+      return { ...request, body: Buffer.isBuffer(text) ? text : Buffer.from(text), headers: type === undefined ? headers : { ...headers, 'content-type': type } };
+    };
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...XML_BODIES).map((text) => raw('valid', text)) },
+      { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...XML_BODIES), fc.nat({ max: 1000 })).map(([text, cut]) => raw('truncated XML', text.slice(0, Math.floor((text.length * cut) / 1001)))) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...XML_BODIES), fc.constantFrom(...HOSTILE_STRINGS)).map(([text, hostile]) => raw('control characters', text.replace('x', hostile))) },
+      { weight: 1, arbitrary: fc.constantFrom(...INVALID_UTF8).map((bytes) => raw('invalid UTF-8', Buffer.concat([Buffer.from(XML_BODIES[0]!.slice(0, 300)), Buffer.from(bytes), Buffer.from(XML_BODIES[0]!.slice(300))]))) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...XML_BODIES), fc.constantFrom(...CONTENT_TYPES, 'application/json', undefined)).map(([text, type]) => raw('wrong content type', text, type)) },
+      { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS).map((method) => ({ ...raw('odd method', XML_BODIES[0]!), method, ...(method === 'HEAD' ? { body: undefined } : {}) })) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<string | undefined>(undefined, world.keys.foreign, world.keys.readOnly, ...BAD_KEYS).map((key) => {
+          const request = raw('other credentials', XML_BODIES[0]!);
+          const { authorization: _, ...headers } = request.headers;
+          return { ...request, headers: key === undefined ? headers : { ...headers, authorization: key.startsWith('Basic') ? key : `Bearer ${key}` } };
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<string | undefined>(undefined, '', 'k'.repeat(256), ...usedKeys.slice(-5)).map((value) => {
+          const request = raw('Idempotency-Key', XML_BODIES[1]!);
+          const { 'idempotency-key': _, ...headers } = request.headers;
+          return { ...request, headers: value === undefined ? headers : { ...headers, 'idempotency-key': value } };
+        }),
+      },
+    );
+  });
+
 /** Requests to one operation: valid ones (a third) and every kind of mutation of them. */
 export const requestArbitrary = (world: FuzzWorld, operation: DocumentedOperation, usedKeys: string[]): fc.Arbitrary<FuzzRequest> =>
-  validParts(world, operation).chain((parts) =>
+  operation.textBody ? textBodyRequests(world, operation, operation.textBody, usedKeys) : validParts(world, operation).chain((parts) =>
     fc.oneof({ weight: 8, arbitrary: fc.constant(build(parts, world, 'valid')) }, ...mutations(world, parts, usedKeys).map((arbitrary) => ({ weight: 1, arbitrary }))),
   );
 

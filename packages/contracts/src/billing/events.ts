@@ -9,6 +9,7 @@ export const BILLING_SUBJECTS = {
   invoiceDeleted: 'billing.invoice.deleted',
   invoiceFinalized: 'billing.invoice.finalized',
   invoicePaid: 'billing.invoice.paid',
+  invoicePaymentRecorded: 'billing.invoice.payment_recorded',
   invoiceVoided: 'billing.invoice.voided',
   invoiceOverdue: 'billing.invoice.overdue',
 } as const;
@@ -25,6 +26,7 @@ export const BILLING_EVENT_DATA = {
   'billing.invoice.deleted': InvoiceEventData,
   'billing.invoice.finalized': InvoiceEventData,
   'billing.invoice.paid': InvoiceEventData,
+  'billing.invoice.payment_recorded': InvoiceEventData,
   'billing.invoice.voided': InvoiceEventData,
   'billing.invoice.overdue': InvoiceEventData,
 } as const satisfies Record<BillingSubject, z.ZodType>;

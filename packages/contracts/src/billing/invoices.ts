@@ -197,8 +197,14 @@ const invoiceFields = {
   taxable_amount: z.int().describe('subtotal − discount_total.'),
   tax_total: z.int().describe(TAX_RULE),
   total: z.int().describe('taxable_amount + tax_total.'),
-  amount_due: z.int().describe('0 while draft; total while open or overdue; 0 once paid or void.'),
-  amount_paid: z.int(),
+  amount_due: z.int().describe('0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void.'),
+  amount_paid: z.int().describe('Σ of the invoice’s payments (GET /invoices/{id}/payments).'),
+  amount_remaining: z.int().describe('amount_due − amount_paid while open or overdue: what is still to be paid; 0 for drafts, paid and void invoices. The payment that brings it to 0 makes the invoice paid.'),
+  remittance_reference: z
+    .string()
+    .nullable()
+    .describe('ISO 11649 creditor reference (`RF` + 2 check digits + up to 21 characters) derived from the number at finalization; printed on the PDF and in the e-invoices (BT-83). Null while draft, and for invoices finalized before it existed.')
+    .meta({ example: 'RF18INV20260001' }),
   notes: z.string().nullable(),
   footer: z.string().nullable(),
   buyer_reference: z
@@ -410,8 +416,8 @@ export const finalizeInvoice = defineOperation({
 
 export const payInvoice = defineOperation({
   operationId: 'payInvoice',
-  summary: 'Record a payment received outside the service',
-  description: 'Bookkeeping only: no charge, no funds moved. The invoice must be open or overdue.',
+  summary: 'Record a payment of everything still due, received outside the service',
+  description: 'Bookkeeping only: no charge, no funds moved. The invoice must be open or overdue. Records one payment of the whole `amount_remaining` (see `createPayment` for partial payments), which makes the invoice paid.',
   tag, service, method: 'POST', path: '/api/v1/invoices/:id/pay', scope: 'payments:write', idempotency: 'required',
   params: IdPathParams,
   body: PayInvoiceBody,
@@ -422,7 +428,7 @@ export const payInvoice = defineOperation({
 export const voidInvoice = defineOperation({
   operationId: 'voidInvoice',
   summary: 'Void an unpaid finalized invoice',
-  description: 'The number stays on the record. The invoice must be open or overdue; a paid invoice cannot be voided.',
+  description: 'The number stays on the record. The invoice must be open or overdue and have no payment (409 `invalid_state` otherwise): a paid or partly paid invoice cannot be voided.',
   tag, service, method: 'POST', path: '/api/v1/invoices/:id/void', scope: 'invoices:finalize', idempotency: 'required',
   params: IdPathParams,
   body: VoidInvoiceBody,

@@ -82,6 +82,8 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     total,
     amount_due: total,
     amount_paid: 0,
+    amount_remaining: total,
+    remittance_reference: 'RF73INV20260042',
     notes: 'Thank you for your order.\nDelivery within 14 days.',
     footer: 'Payable within 30 days without deduction.',
     business_snapshot: {

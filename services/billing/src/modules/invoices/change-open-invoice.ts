@@ -41,6 +41,8 @@ export const changeOpenInvoice = (deps: InvoiceDeps) => {
         invoice: changed,
         properties: Object.keys(columns) as (keyof InvoiceRow)[],
         whileStatus: 'open',
+        // A payment recorded since the read: the transition, run again, answers the 409.
+        whileUnpaid: true,
         entry: timelineEntry(changed, fact(moment.local.date), actor, moment.now),
         event: billingEvent(subject, { object: invoiceView(changed, loaded.lines, moment.view) }, actor, moment.now),
         outcome,

@@ -5,6 +5,7 @@ import type { AccountRow } from '../account/account.entity.ts';
 import { chainHashOf, CURRENT_DOCUMENT_VERSION, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
 import { formatNumber, type Series } from '../numbering/numbering.domain.ts';
 import { invoiceView, type OpenedColumns, type ViewContext } from './invoice.domain.ts';
+import { remittanceReferenceOf } from './remittance-reference.domain.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 
 /**
@@ -32,10 +33,11 @@ export const FINALIZED_PROPERTIES = [
   'numberSequence',
   'snapshotSha256',
   'chainSha256',
+  'remittanceReference',
 ] as const satisfies readonly (keyof InvoiceRow)[];
 
 export type FinalizedColumns = Pick<InvoiceRow, (typeof FINALIZED_PROPERTIES)[number]>;
-type NumberProperty = 'number' | 'numberFormat' | 'numberPeriod' | 'numberSequence' | 'snapshotSha256' | 'chainSha256';
+type NumberProperty = 'number' | 'numberFormat' | 'numberPeriod' | 'numberSequence' | 'snapshotSha256' | 'chainSha256' | 'remittanceReference';
 /** What freezing a draft sets: everything finalization sets but its number and hashes. */
 export type FrozenColumns = Omit<FinalizedColumns, NumberProperty>;
 type NumberColumns = Pick<FinalizedColumns, NumberProperty>;
@@ -115,7 +117,9 @@ export const numberAndChain = (frozen: readonly FrozenInvoice[], series: Series,
   let chain = previousChain;
   const numbered = frozen.map(({ invoice, lines, view }, index): NumberedInvoice => {
     const sequence = first + index;
-    const withNumber: InvoiceRow = { ...invoice, number: formatNumber(series.format, series.period, sequence), numberFormat: series.format, numberPeriod: series.period, numberSequence: sequence };
+    const number = formatNumber(series.format, series.period, sequence);
+    // The remittance reference follows from the number; it is not hashed (the number is).
+    const withNumber: InvoiceRow = { ...invoice, number, numberFormat: series.format, numberPeriod: series.period, numberSequence: sequence, remittanceReference: remittanceReferenceOf(number) };
     const unhashed = invoiceView(withNumber, lines, view);
     const snapshot = snapshotHashOf(unhashed, CURRENT_DOCUMENT_VERSION);
     chain = chainHashOf(chain, snapshot);
@@ -126,6 +130,7 @@ export const numberAndChain = (frozen: readonly FrozenInvoice[], series: Series,
       numberSequence: sequence,
       snapshotSha256: snapshot,
       chainSha256: chain,
+      remittanceReference: withNumber.remittanceReference ?? null,
     };
     const row: InvoiceRow = { ...withNumber, ...numberColumns };
     return { row, columns: finalizedColumnsOf(row), invoice: { ...unhashed, snapshot_sha256: snapshot, chain_sha256: chain } };

@@ -50,6 +50,12 @@ export const toLineDiscount = (discount: DiscountInput | null | undefined): Line
   return null;
 };
 
+/**
+ * What is still to be paid (decisions.md, "Payments and bank statements"): `amount_due` less the
+ * payments while open or overdue; nothing for a draft, a paid or a void invoice.
+ */
+export const amountRemainingOf = (row: Pick<InvoiceRow, 'status' | 'amountDue' | 'amountPaid'>): number => (row.status === 'open' ? row.amountDue - row.amountPaid : 0);
+
 /** Open and past its due date in the workspace's time zone: reads say `overdue`. */
 export const statusOn = (row: Pick<InvoiceRow, 'status' | 'dueDate'>, today: string): InvoiceStatus =>
   row.status === 'open' && row.dueDate != null && row.dueDate < today ? 'overdue' : row.status;
@@ -243,6 +249,7 @@ export const newDraft = (
     voidedAt: null,
     voidReason: null,
     overdueEventAt: null,
+    remittanceReference: null,
     createdAt: context.now,
     updatedAt: context.now,
   };
@@ -283,9 +290,10 @@ export type OpenedColumns = Pick<InvoiceRow, 'status' | 'amountDue' | 'finalized
  * and changes nothing. Answers the columns to write, or null for a finalize of an invoice already
  * open, which is answered as it is.
  */
-export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: { to: 'open' }, at: TransitionMoment): OpenedColumns | null;
-export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: Exclude<StatusChange, { to: 'open' }>, at: TransitionMoment): TransitionColumns;
-export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: StatusChange, at: TransitionMoment): TransitionColumns | null {
+type TransitionRow = Pick<InvoiceRow, 'status' | 'total'> & Partial<Pick<InvoiceRow, 'amountPaid'>>;
+export function transition(row: TransitionRow, change: { to: 'open' }, at: TransitionMoment): OpenedColumns | null;
+export function transition(row: TransitionRow, change: Exclude<StatusChange, { to: 'open' }>, at: TransitionMoment): TransitionColumns;
+export function transition(row: TransitionRow, change: StatusChange, at: TransitionMoment): TransitionColumns | null {
   switch (change.to) {
     case 'open':
       if (row.status === 'open') return null;
@@ -310,6 +318,8 @@ export function transition(row: Pick<InvoiceRow, 'status' | 'total'>, change: St
       if (row.status === 'paid') throw invalidState('This invoice is paid: a paid invoice cannot be voided.');
       if (row.status === 'void') throw invalidState('This invoice is already void.');
       if (row.status !== 'open') throw invalidState('This invoice is a draft: delete it instead; only an open or overdue invoice can be voided.');
+      // Money has arrived for it: it is no longer unpaid (decisions.md, "Payments and bank statements").
+      if ((row.amountPaid ?? 0) > 0) throw invalidState('This invoice has payments recorded: an invoice with a payment cannot be voided.');
       return { status: 'void', voidedAt: at.now, voidReason: change.reason ?? null, amountDue: 0, updatedAt: at.now };
   }
 }
@@ -365,6 +375,8 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   total: row.total,
   amount_due: row.amountDue,
   amount_paid: row.amountPaid,
+  amount_remaining: amountRemainingOf(row),
+  remittance_reference: row.remittanceReference ?? null,
   notes: row.notes ?? null,
   footer: row.footer ?? null,
   buyer_reference: row.buyerReference ?? null,

@@ -52,6 +52,8 @@ export const InvoiceEntity = defineEntity({
     voidedAt: p.datetime(3).nullable(),
     voidReason: p.text().nullable(),
     overdueEventAt: p.datetime(3).nullable(),
+    /** ISO 11649 creditor reference derived from the number at finalization. */
+    remittanceReference: p.text().nullable(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -142,6 +142,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "remittance_reference",
         "created_at",
         "updated_at"
       )
@@ -189,7 +190,8 @@ with
         $40,
         $41,
         $42,
-        $43
+        $43,
+        $44
       )
   ),
   "new_lines" as (
@@ -215,18 +217,18 @@ with
         "tax_exemption_reason"
       )
     values
-      ($44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61)
+      ($45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($62, $63, $64, $65, $66, $67, $68, $69)
+      ($63, $64, $65, $66, $67, $68, $69, $70)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($70, $71, $72, $73);
+  ($71, $72, $73, $74);
 
 with
   "new_records" as (
@@ -290,6 +292,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "remittance_reference",
         "created_at",
         "updated_at"
       )
@@ -335,8 +338,9 @@ with
       $46 as "voided_at",
       $47 as "void_reason",
       $48 as "overdue_event_at",
-      $49 as "created_at",
-      $50 as "updated_at"
+      $49 as "remittance_reference",
+      $50 as "created_at",
+      $51 as "updated_at"
     from
       "new_records"
   ),
@@ -366,7 +370,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($51::jsonb) as "v" (
+      jsonb_to_recordset($52::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -391,14 +395,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $52 as "id",
-      $53 as "invoice_id",
-      $54 as "workspace_id",
-      $55 as "type",
-      $56 as "occurred_at",
-      $57 as "key_id",
-      $58 as "request_id",
-      $59 as "details"
+      $53 as "id",
+      $54 as "invoice_id",
+      $55 as "workspace_id",
+      $56 as "type",
+      $57 as "occurred_at",
+      $58 as "key_id",
+      $59 as "request_id",
+      $60 as "details"
     from
       "new_records"
   ),
@@ -406,10 +410,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $60 as "id",
-      $61 as "subject",
-      $62 as "envelope",
-      $63 as "trace_context"
+      $61 as "id",
+      $62 as "subject",
+      $63 as "envelope",
+      $64 as "trace_context"
     from
       "new_records"
   )
@@ -440,7 +444,7 @@ with
     update "billing"."invoices"
     set
       "status" = $4,
-      "paid_at" = $5,
+      "voided_at" = $5,
       "amount_due" = $6,
       "updated_at" = $7
     where
@@ -507,18 +511,19 @@ with
       "id" = $1
       and "workspace_id" = $2
       and "status" = $3
+      and "amount_paid" = $4
     for update
   ),
   "new_records" as (
     insert into
       "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
     select
-      $4 as "workspace_id",
-      $5 as "key",
-      $6 as "fingerprint",
-      $7 as "response_status",
-      $8 as "response_content_type",
-      $9 as "response_body"
+      $5 as "workspace_id",
+      $6 as "key",
+      $7 as "fingerprint",
+      $8 as "response_status",
+      $9 as "response_content_type",
+      $10 as "response_body"
     from
       "target"
     on conflict ("workspace_id", "key") do update
@@ -529,17 +534,17 @@ with
       "response_body" = "excluded"."response_body",
       "created_at" = now()
     where
-      "billing"."idempotency_records"."created_at" < now() + $10::double precision * interval '1 hour'
+      "billing"."idempotency_records"."created_at" < now() + $11::double precision * interval '1 hour'
     returning
       1 as "recorded"
   ),
   "changed" as (
     update "billing"."invoices"
     set
-      "status" = $11,
-      "paid_at" = $12,
-      "amount_due" = $13,
-      "updated_at" = $14
+      "status" = $12,
+      "voided_at" = $13,
+      "amount_due" = $14,
+      "updated_at" = $15
     where
       "id" in (
         select
@@ -560,14 +565,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $15 as "id",
-      $16 as "invoice_id",
-      $17 as "workspace_id",
-      $18 as "type",
-      $19 as "occurred_at",
-      $20 as "key_id",
-      $21 as "request_id",
-      $22 as "details"
+      $16 as "id",
+      $17 as "invoice_id",
+      $18 as "workspace_id",
+      $19 as "type",
+      $20 as "occurred_at",
+      $21 as "key_id",
+      $22 as "request_id",
+      $23 as "details"
     from
       "changed"
   ),
@@ -575,10 +580,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $23 as "id",
-      $24 as "subject",
-      $25 as "envelope",
-      $26 as "trace_context"
+      $24 as "id",
+      $25 as "subject",
+      $26 as "envelope",
+      $27 as "trace_context"
     from
       "changed"
   )
@@ -672,7 +677,8 @@ with
       "number_period" = "v"."number_period",
       "number_sequence" = "v"."number_sequence",
       "snapshot_sha256" = "v"."snapshot_sha256",
-      "chain_sha256" = "v"."chain_sha256"
+      "chain_sha256" = "v"."chain_sha256",
+      "remittance_reference" = "v"."remittance_reference"
     from
       jsonb_to_recordset($1::jsonb) as "v" (
         "id" uuid,
@@ -693,7 +699,8 @@ with
         "number_period" text,
         "number_sequence" bigint,
         "snapshot_sha256" varchar(64),
-        "chain_sha256" varchar(64)
+        "chain_sha256" varchar(64),
+        "remittance_reference" text
       )
     where
       "billing"."invoices"."id" = "v"."id"

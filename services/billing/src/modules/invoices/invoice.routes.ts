@@ -34,14 +34,15 @@ export const INVOICE_BY_PUBLIC_TOKEN_ROUTE = '/internal/v1/invoices/by-token/:to
 export const registerInvoiceRoutes = (app: ServiceApp, useCases: InvoiceUseCases): void => {
   const { invoices, finalize, pay, publicLinks } = useCases;
   registerOperation(app, listInvoices, (request) => invoices.list(actorOf(request), request.query));
-  // These record a keyed request's response where they write: create, pay and void in the one
+  // These record a keyed request's response where they write: create and void in the one
   // statement of their change, finalize in its batch's transaction.
   registerOperation(app, createInvoice, (request, _reply, keyed) => invoices.create(actorOf(request), request.body, keyed), { recordsOwnOutcome: true });
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));
   registerOperation(app, finalizeInvoice, (request, _reply, keyed) => finalize(actorOf(request), request.params.id, keyed), { recordsOwnOutcome: true });
-  registerOperation(app, payInvoice, (request, _reply, keyed) => pay(actorOf(request), request.params.id, request.body, keyed), { recordsOwnOutcome: true });
+  // Pay locks the invoice and records a payment in the keyed write's transaction, with the record of its answer.
+  registerOperation(app, payInvoice, (request) => pay(actorOf(request), request.params.id, request.body));
   registerOperation(app, voidInvoice, (request, _reply, keyed) => useCases.void(actorOf(request), request.params.id, request.body, keyed), { recordsOwnOutcome: true });
   registerOperation(app, listInvoiceTimeline, (request) => invoices.timeline(actorOf(request), request.params.id, request.query));
   registerOperation(app, rotatePublicLink, (request) => publicLinks.rotate(actorOf(request), request.params.id));

@@ -1,23 +1,15 @@
-import { BILLING_SUBJECTS, type PayInvoiceBody } from '@invoicing/contracts';
-import type { SelfRecordedWrite } from '@invoicing/service-kit';
+import type { PayInvoiceBody } from '@invoicing/contracts';
 import type { Actor } from '../../shared/actor.ts';
-import { changeOpenInvoice } from './change-open-invoice.ts';
+import { paymentsService } from '../payments/payments.service.ts';
 import type { InvoiceDeps } from './invoice-deps.ts';
 
-/** Pay: an open (or overdue) invoice is paid in full, on `paid_on` (not in the future) or now. */
+/**
+ * Pay: one payment of everything still to be paid (`amount_remaining`), on `paid_on` (not in the
+ * future) or now, which makes the invoice paid (decisions.md, "Payments and bank statements").
+ */
 export const payInvoice = (deps: InvoiceDeps) => {
-  const changeOpen = changeOpenInvoice(deps);
-  return (actor: Actor, publicId: string, { paid_on: paidOn, payment_reference: paymentReference }: PayInvoiceBody, keyed: SelfRecordedWrite | undefined) =>
-    changeOpen(
-      actor,
-      publicId,
-      {
-        change: { to: 'paid', paidOn, paymentReference },
-        subject: BILLING_SUBJECTS.invoicePaid,
-        fact: (today) => ({ type: 'paid', paid_on: paidOn ?? today, payment_reference: paymentReference ?? null }),
-      },
-      keyed,
-    );
+  const payments = paymentsService(deps);
+  return (actor: Actor, publicId: string, body: PayInvoiceBody) => payments.payRemaining(actor, publicId, body);
 };
 
 export type PayInvoice = ReturnType<typeof payInvoice>;

@@ -24,6 +24,8 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   total: 1190,
   amount_due: 1190,
   amount_paid: 0,
+  amount_remaining: 1190,
+  remittance_reference: null,
   notes: null,
   footer: null,
   buyer_reference: null,

@@ -106,7 +106,7 @@ export const writeCiiInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
           'ram:ActualDeliverySupplyChainEvent': { 'ram:OccurrenceDateTime': date(einvoice.deliveryDate) },
         },
         'ram:ApplicableHeaderTradeSettlement': {
-          'ram:PaymentReference': account ? einvoice.number : undefined,
+          'ram:PaymentReference': account ? einvoice.paymentReference : undefined,
           'ram:InvoiceCurrencyCode': currency,
           'ram:SpecifiedTradeSettlementPaymentMeans': account
             ? {

@@ -73,6 +73,8 @@ export interface EInvoiceTaxGroup {
  */
 export interface EInvoice {
   number: string;
+  /** Remittance information (BT-83): the ISO 11649 creditor reference (issue #21), else the number. */
+  paymentReference: string;
   issueDate: string;
   dueDate: string | null;
   currency: string;
@@ -126,6 +128,7 @@ export const toEInvoice = (invoice: Invoice): EInvoice => {
   const notes = [text(invoice.notes), text(business.payment_instructions)].filter((note): note is string => note !== null);
   return {
     number,
+    paymentReference: text(invoice.remittance_reference) ?? number,
     issueDate: invoice.issue_date,
     dueDate: invoice.due_date,
     currency: invoice.currency,

@@ -40,6 +40,10 @@ describe('e-invoice exports of a finalized invoice', () => {
         const reply = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?syntax=${syntax}&profile=${profile}`);
         expect(reply.statusCode, `${shape.name} ${syntax} ${profile}: ${reply.body}`).toBe(200);
         expect(reply.headers['content-type']).toMatch(/^application\/xml/);
+        // Remittance information (BT-83): the invoice's ISO 11649 creditor reference (issue #21).
+        if (invoice.business_snapshot?.payment_account) {
+          expect(reply.body).toContain(syntax.includes('cii') ? `<ram:PaymentReference>${invoice.remittance_reference}</ram:PaymentReference>` : `<cbc:PaymentID>${invoice.remittance_reference}</cbc:PaymentID>`);
+        }
         documents.push({ name: `${shape.name} / ${syntax} ${profile}`, bytes: reply.rawPayload, xrechnung: profile === 'xrechnung' });
       }
       const facturx = await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf?format=facturx`);

@@ -89,7 +89,7 @@ export const writeUblInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
       'cac:PaymentMeans': account
         ? {
             'cbc:PaymentMeansCode': CREDIT_TRANSFER,
-            'cbc:PaymentID': einvoice.number,
+            'cbc:PaymentID': einvoice.paymentReference,
             'cac:PayeeFinancialAccount': {
               'cbc:ID': account.iban,
               'cbc:Name': optional(account.name),

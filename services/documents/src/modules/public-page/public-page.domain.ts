@@ -7,8 +7,6 @@ const TOKEN = /^[A-Za-z0-9_-]{16,128}$/;
 
 export const isWellFormedToken = (token: string): boolean => TOKEN.test(token);
 
-/** What is still to pay on an open or overdue invoice. */
-const amountStillToPay = (invoice: Invoice): number => invoice.amount_due - invoice.amount_paid;
 
 /** What the page says about where the invoice stands now, in the invoice's language. */
 export const statusOf = (invoice: Invoice): PublicPageStatus => {
@@ -16,9 +14,9 @@ export const statusOf = (invoice: Invoice): PublicPageStatus => {
   const due = invoice.due_date ? formats.date(invoice.due_date) : null;
   switch (invoice.status) {
     case 'open':
-      return { code: 'open', label: t('status_open'), detail: due ? t('due_on', { date: due }) : t('due_on_receipt'), amountLabel: t('amount_due'), amount: money(amountStillToPay(invoice)) };
+      return { code: 'open', label: t('status_open'), detail: due ? t('due_on', { date: due }) : t('due_on_receipt'), amountLabel: t('amount_due'), amount: money(invoice.amount_remaining) };
     case 'overdue':
-      return { code: 'overdue', label: t('status_overdue'), detail: due ? t('was_due_on', { date: due }) : t('was_due_on_receipt'), amountLabel: t('amount_due'), amount: money(amountStillToPay(invoice)) };
+      return { code: 'overdue', label: t('status_overdue'), detail: due ? t('was_due_on', { date: due }) : t('was_due_on_receipt'), amountLabel: t('amount_due'), amount: money(invoice.amount_remaining) };
     case 'paid':
       return {
         code: 'paid',
@@ -66,7 +64,7 @@ export const publicPageContentOf = (invoice: Invoice): PublicPageContent => {
   const printed = toInvoiceDocumentView(invoice);
   const status = statusOf(invoice);
   const payable = invoice.status === 'open' || invoice.status === 'overdue';
-  const payment = payable ? paymentOf(invoice, amountStillToPay(invoice), writer) : { ...printed.payment, terms: status.detail, qr: null };
+  const payment = payable ? paymentOf(invoice, invoice.amount_remaining, writer) : { ...printed.payment, terms: status.detail, qr: null };
   const seller = printed.seller.name;
   return {
     title: seller ? `${printed.title} · ${seller}` : printed.title,

@@ -34,6 +34,7 @@ describe('GET /i/:token', () => {
     expect(text).toContain('Due 20 Dec 2026');
     expect(text).toContain('Amount due €1,445.15');
     expect(text).toContain('Total (EUR) €1,445.15');
+    expect(text).toContain(`Payment reference ${invoice.remittance_reference}`);
     expect(text).toContain('Müller &amp; Söhne GmbH');
     expect(page.body).toContain(`href="/i/${invoice.public_url_token}/pdf"`);
 

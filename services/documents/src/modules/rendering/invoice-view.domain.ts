@@ -254,7 +254,8 @@ const ibanInGroups = (iban: string): string => iban.replace(/(.{4})(?=.)/g, '$1 
  */
 export const paymentOf = (invoice: Invoice, amount: number, writer: Writer): PaymentView => {
   const business = invoice.business_snapshot!;
-  const reference = invoice.number!;
+  // The ISO 11649 creditor reference goes into the QR code's structured field; invoices finalized before it have only their number.
+  const reference = nonBlank(invoice.remittance_reference) ?? invoice.number!;
   const account = business.payment_account;
   const due = writer.money(amount);
   const terms = invoice.due_date ? writer.t('pay_by', { amount: due, date: writer.formats.date(invoice.due_date) }) : writer.t('pay_on_receipt', { amount: due });

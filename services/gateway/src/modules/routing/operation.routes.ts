@@ -1,9 +1,21 @@
 import httpProxy from '@fastify/http-proxy';
 import type { Operation } from '@invoicing/contracts';
+import { invalidRequest } from '@invoicing/service-kit';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Forwarder } from './forwarder.ts';
 import { routeHooksOf, type RouteGuards } from './route-hooks.ts';
 import type { Upstream, UpstreamName } from './upstreams.ts';
+
+/**
+ * An operation whose body is not JSON (a bank statement, `application/xml`) takes that media type
+ * only, as text, up to its own limit, in its route's scope; every other route keeps JSON and 1 MiB.
+ * The text goes up to the service as it came.
+ */
+const acceptTextBody = (scope: FastifyInstance, contentType: string, bodyLimit: number | undefined): void => {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(contentType, { parseAs: 'string', ...(bodyLimit ? { bodyLimit } : {}) }, (_request, body, done) => done(null, body));
+  scope.addContentTypeParser('*', (_request, _payload, done) => done(invalidRequest(`This operation takes a body sent with Content-Type: ${contentType}.`)));
+};
 
 export interface OperationRoutesOptions {
   operations: readonly Operation[];
@@ -33,6 +45,7 @@ export const registerOperationRoutes = async (app: FastifyInstance, { operations
     const upstream = upstreams.get(operation.service);
     if (!upstream) throw new Error(`No upstream for service ${operation.service}`);
     await app.register(async (scope) => {
+      if (operation.bodyContentType) acceptTextBody(scope, operation.bodyContentType, operation.bodyLimitBytes);
       for (const hook of onRequest) scope.addHook('onRequest', hook);
       for (const hook of preHandler) scope.addHook('preHandler', hook);
       for (const hook of onSend) scope.addHook('onSend', hook);

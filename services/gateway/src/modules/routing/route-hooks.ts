@@ -7,8 +7,8 @@ export interface RouteGuards {
   authenticate: (scope: Scope) => onRequestHookHandler;
   /** Counts the request against its key's budget, or its client address's without a key. */
   limitRate: onRequestHookHandler;
-  /** Refuses a body that is not a JSON object, then applies the Idempotency-Key rule. */
-  guardWrite: (rule: Idempotency) => preHandlerHookHandler;
+  /** Refuses a body that is not a JSON object (or, for an operation that takes text such as XML, not text), then applies the Idempotency-Key rule. */
+  guardWrite: (rule: Idempotency, body?: 'json' | 'text') => preHandlerHookHandler;
   /** Frees an Idempotency-Key that the answer to a write left claimed. */
   releaseUnsettledKey: onSendHookHandler;
 }
@@ -28,6 +28,6 @@ export interface RouteHooks {
  */
 export const routeHooksOf = (operation: Operation, guards: RouteGuards): RouteHooks => ({
   onRequest: operation.scope === null ? [guards.limitRate] : [guards.authenticate(operation.scope), guards.limitRate],
-  preHandler: operation.method === 'GET' ? [] : [guards.guardWrite(operation.idempotency)],
+  preHandler: operation.method === 'GET' ? [] : [operation.bodyContentType ? guards.guardWrite(operation.idempotency, 'text') : guards.guardWrite(operation.idempotency)],
   onSend: operation.method === 'GET' ? [] : [guards.releaseUnsettledKey],
 });

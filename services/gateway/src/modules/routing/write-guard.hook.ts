@@ -13,9 +13,12 @@ const isJsonObject = (body: unknown): boolean => body !== null && typeof body ==
  */
 export const writeGuardHook =
   (idempotency: IdempotencyService) =>
-  (rule: Idempotency): preHandlerHookHandler =>
+  (rule: Idempotency, body: 'json' | 'text' = 'json'): preHandlerHookHandler =>
     function guardWrite(request, reply, done) {
-      if (request.body !== undefined && !isJsonObject(request.body)) return done(invalidRequest('The body must be a JSON object.'));
+      // An operation that takes text (a bank statement's XML) gets it as its parser read it: a string.
+      if (body === 'text' ? typeof request.body !== 'string' : request.body !== undefined && !isJsonObject(request.body)) {
+        return done(invalidRequest(body === 'text' ? 'The body is missing.' : 'The body must be a JSON object.'));
+      }
       // A replay has been answered: the request must go no further, so `done` is not called.
       beginIdempotentRequest(request, reply, rule, idempotency).then((answered) => {
         if (!answered) done();

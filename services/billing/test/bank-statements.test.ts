@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+import { danskeCamt053V02, dutchCamt053V02, isoCamt053V08, ubsCamt054V08 } from './support/camt-samples.ts';
+
+const IBAN = 'DE89370400440532013000';
+
+describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
+  let harness: BillingHarness;
+  let keys = 0;
+
+  /** A workspace of its own (its numbers start at INV/2026/0001) with a customer. */
+  const workspace = async () => {
+    const api = workspaceClient(harness.service);
+    const customer = await catalogSeeder(harness, api.workspaceId).customer();
+    const invoice = async (unitAmount: number, currency = 'EUR') => {
+      const draft = await api.call('POST', '/api/v1/invoices', { customer: customer.id, currency, items: [{ description: 'Audit', unit_amount: unitAmount }] }, { 'x-idempotency-key': `k-${++keys}` });
+      expect(draft.status, JSON.stringify(draft.body)).toBe(201);
+      const open = await api.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': `k-${++keys}` });
+      expect(open.status).toBe(200);
+      return open.body.data as { id: string; number: string; remittance_reference: string };
+    };
+    const upload = async (body: string | Buffer, contentType = 'application/xml') => {
+      const response = await harness.service.app.inject({
+        method: 'POST',
+        url: '/api/v1/bank_statements',
+        headers: { 'x-internal-token': INTERNAL_TOKEN, 'x-workspace-id': api.workspaceId, 'x-api-key-id': api.keyId, 'x-request-id': `req-${randomUUID()}`, 'content-type': contentType },
+        payload: body,
+      });
+      return { status: response.statusCode, body: response.body ? response.json() : undefined };
+    };
+    const read = async (id: string) => (await api.call('GET', `/api/v1/invoices/${id}`)).body.data;
+    return { api, invoice, upload, read };
+  };
+  const countRows = async (table: string, workspaceId: string) =>
+    Number((await harness.sql<{ count: string }>(`select count(*) as count from billing.${table} where workspace_id = ?`, [workspaceId]))[0]!.count);
+
+  beforeAll(async () => {
+    harness = await startBillingHarness();
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('camt.053.001.02 as Danske Bank sends it: structured creditor references, full and partial payments, unmatched credits, ignored debits', async () => {
+    const { api, invoice, upload, read } = await workspace();
+    const a = await invoice(10_000);
+    const b = await invoice(10_000);
+    const response = await upload(
+      danskeCamt053V02(IBAN, [
+        { amount: '100.00', remittance: a.remittance_reference.replace(/(.{4})/g, '$1 ').trim(), debtor: 'Müller & Söhne' },
+        { amount: '40.00', remittance: b.remittance_reference.toLowerCase() },
+        { amount: '12.00', remittance: 'RF71 NOTHING 0815' },
+        { amount: '7.00', remittance: a.remittance_reference, credit: false },
+      ]),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const statement = response.body.data;
+    expect(statement).toMatchObject({ object: 'bank_statement', account_iban: IBAN, from: '2026-11-19', to: '2026-11-20', matched_count: 2, unmatched_count: 1 });
+    expect(statement.id).toMatch(/^bst_[0-9a-f]{32}$/);
+    expect(statement.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'unmatched', 'ignored']);
+    expect(statement.entries.data[0]).toMatchObject({ amount: 10_000, currency: 'EUR', credit_debit: 'credit', booking_date: '2026-11-20', counterparty_name: 'Müller & Söhne', invoice: a.id, bank_reference: null });
+    expect(statement.entries.data[3]).toMatchObject({ credit_debit: 'debit', invoice: null, payment: null });
+
+    expect(await read(a.id)).toMatchObject({ status: 'paid', amount_paid: 10_000, amount_remaining: 0, paid_at: '2026-11-20T00:00:00.000Z' });
+    expect(await read(b.id)).toMatchObject({ status: 'open', amount_paid: 4_000, amount_remaining: 6_000 });
+    const payments = (await api.call('GET', `/api/v1/invoices/${b.id}/payments`)).body.data;
+    expect(payments).toEqual([expect.objectContaining({ amount: 4_000, method: 'bank_transfer', bank_statement_entry: statement.entries.data[1].id })]);
+    expect(statement.entries.data[1].payment).toBe(payments[0].id);
+
+    // Read back, and listed.
+    expect((await api.call('GET', `/api/v1/bank_statements/${statement.id}`)).body.data).toEqual(statement);
+    const list = await api.call('GET', '/api/v1/bank_statements');
+    expect(list.body.data).toEqual([{ ...statement, entries: undefined }].map(({ entries: _entries, ...summary }) => summary));
+
+    // Imported again: every credit a duplicate, nothing paid twice; the debit ignored again.
+    const again = await upload(
+      danskeCamt053V02(IBAN, [
+        { amount: '100.00', remittance: a.remittance_reference.replace(/(.{4})/g, '$1 ').trim(), debtor: 'Müller & Söhne' },
+        { amount: '40.00', remittance: b.remittance_reference.toLowerCase() },
+        { amount: '12.00', remittance: 'RF71 NOTHING 0815' },
+        { amount: '7.00', remittance: a.remittance_reference, credit: false },
+      ]),
+    );
+    expect(again.status).toBe(201);
+    expect(again.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['duplicate', 'duplicate', 'duplicate', 'ignored']);
+    expect(again.body.data).toMatchObject({ matched_count: 0, unmatched_count: 0 });
+    expect(await read(b.id)).toMatchObject({ amount_paid: 4_000 });
+    expect(await countRows('payments', api.workspaceId)).toBe(2);
+  });
+
+  it('camt.053.001.02 as the Dutch banks send it: invoice numbers typed by people, other currencies and overpayments left unmatched, then matched by hand', async () => {
+    const { api, invoice, upload, read } = await workspace();
+    const a = await invoice(25_000); // INV/2026/0001
+    const b = await invoice(5_000); // INV/2026/0002
+    const usd = await invoice(5_000, 'USD'); // INV/2026/0003
+    const response = await upload(
+      dutchCamt053V02(IBAN, [
+        { amount: '250.00', remittance: 'Factuur inv 2026 0001 bedankt' },
+        { amount: '20.00', remittance: 'INV20260002' },
+        { amount: '50.00', remittance: 'inv/2026/0003' },
+        { amount: '60.00', remittance: 'Invoice INV-2026-0002' },
+        { amount: '30.00', remittance: 'for inv 2026/0002 and INV/2026/0001' },
+      ]),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const entries = response.body.data.entries.data;
+    expect(entries.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'unmatched', 'unmatched', 'unmatched']);
+    expect(entries[0]).toMatchObject({ invoice: a.id, counterparty_name: 'Klant B.V.', bank_reference: '232070C7H4CY10' });
+    expect(await read(a.id)).toMatchObject({ status: 'paid' });
+    expect(await read(b.id)).toMatchObject({ amount_remaining: 3_000 });
+    expect(await read(usd.id)).toMatchObject({ amount_paid: 0 });
+
+    const match = (entry: string, invoiceId: string) =>
+      api.call('POST', `/api/v1/bank_statements/${response.body.data.id}/entries/${entry}/match`, { invoice: invoiceId });
+    // 60.00 for an invoice with 30.00 left: a 400, nothing recorded; 30.00 fits.
+    expect((await match(entries[3].id, b.id)).status).toBe(400);
+    expect((await match(entries[2].id, usd.id)).status).toBe(400);
+    const matched = await match(entries[4].id, b.id);
+    expect(matched.status, JSON.stringify(matched.body)).toBe(200);
+    expect(matched.body.data).toMatchObject({ id: entries[4].id, status: 'matched', invoice: b.id });
+    expect(matched.body.data.payment).toMatch(/^pay_/);
+    expect(await read(b.id)).toMatchObject({ status: 'paid', amount_paid: 5_000 });
+    expect((await match(entries[4].id, a.id)).status).toBe(409);
+    expect((await match(entries[0].id, b.id)).status).toBe(409);
+    expect((await api.call('GET', `/api/v1/bank_statements/${response.body.data.id}`)).body.data).toMatchObject({ matched_count: 3, unmatched_count: 2 });
+  });
+
+  it('camt.054.001.08 as UBS sends it: a batch booking of several transactions, each matched on its own', async () => {
+    const { invoice, upload, read } = await workspace();
+    const invoices = [await invoice(12_000, 'CHF'), await invoice(8_050, 'CHF'), await invoice(3_000, 'CHF')];
+    const response = await upload(
+      ubsCamt054V08('CH2801234000123456789', [
+        { amount: '120.00', currency: 'CHF', remittance: invoices[0]!.remittance_reference },
+        { amount: '80.50', currency: 'CHF', remittance: invoices[1]!.remittance_reference },
+        { amount: '10.00', currency: 'CHF', remittance: invoices[2]!.number },
+      ]),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const entries = response.body.data.entries.data;
+    expect(entries).toHaveLength(3);
+    expect(entries.map((entry: { bank_reference: string }) => entry.bank_reference)).toEqual(['ACSR160617103200001-1', 'ACSR160617103200001-2', 'ACSR160617103200001-3']);
+    expect(entries.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'matched']);
+    expect(await read(invoices[0]!.id)).toMatchObject({ status: 'paid' });
+    expect(await read(invoices[1]!.id)).toMatchObject({ status: 'paid' });
+    expect(await read(invoices[2]!.id)).toMatchObject({ status: 'open', amount_remaining: 2_000 });
+  });
+
+  it('camt.053.001.08 (ISO 20022 example shape); a statement imported 5 times at once pays each invoice once', async () => {
+    const { api, invoice, upload, read } = await workspace();
+    const invoices = await Promise.all([invoice(10_000), invoice(20_000), invoice(30_000)]);
+    const xml = isoCamt053V08(IBAN, [
+      ...invoices.map((each, index) => ({ amount: `${(index + 1) * 50}.00`, remittance: `Payment ${each.number}` })),
+      { amount: '5.00', remittance: `no reference ${invoices[0]!.number}`, reference: null },
+    ]);
+    const results = await Promise.all(Array.from({ length: 5 }, () => upload(xml)));
+    expect(results.map((result) => result.status)).toEqual([201, 201, 201, 201, 201]);
+    const matched = results.map((result) => result.body.data.matched_count);
+    expect(matched.sort()).toEqual([0, 0, 0, 0, 4]);
+    expect(await countRows('payments', api.workspaceId)).toBe(4);
+    expect(await read(invoices[0]!.id)).toMatchObject({ amount_paid: 5_500 });
+    expect(await read(invoices[1]!.id)).toMatchObject({ amount_paid: 10_000 });
+    expect(await read(invoices[2]!.id)).toMatchObject({ amount_paid: 15_000 });
+    const statuses = results.flatMap((result) => result.body.data.entries.data.map((entry: { status: string }) => entry.status));
+    expect(statuses.filter((status) => status === 'duplicate')).toHaveLength(16);
+  });
+
+  it('refuses malformed, unsafe, invalid and huge documents with a 400 or 413, recording nothing', async () => {
+    const { api, upload } = await workspace();
+    const valid = isoCamt053V08(IBAN, [{ amount: '1.00', remittance: 'x' }]);
+    const bomb = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>&lol3;</BkToCstmrStmt></Document>`;
+    const external = `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY e SYSTEM "file:///etc/passwd">]><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">&e;</Document>`;
+    const deep = `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}</Document>`;
+    const cases: [string, string | Buffer, number, string?][] = [
+      ['empty', '', 400],
+      ['not XML', 'hello', 400],
+      ['truncated', valid.slice(0, valid.length / 2), 400],
+      ['entity expansion', bomb, 400],
+      ['external entity', external, 400],
+      ['deep nesting', deep, 400],
+      ['another message', valid.replaceAll('camt.053.001.08', 'pain.001.001.09'), 400],
+      ['an unsupported version', valid.replaceAll('camt.053.001.08', 'camt.053.001.13'), 400],
+      ['against the schema', valid.replace('<CdtDbtInd>CRDT</CdtDbtInd>', '<CdtDbtInd>MAYBE</CdtDbtInd>'), 400],
+      ['JSON', '{"statement":1}', 400, 'application/json'],
+      ['larger than 10 MB', valid.replace('<Ustrd>x</Ustrd>', `<Ustrd>${'x'.repeat(140)}</Ustrd>`.repeat(80_000)), 413],
+    ];
+    for (const [name, body, status, contentType] of cases) {
+      const started = performance.now();
+      const response = await upload(body, contentType);
+      expect(response.status, `${name}: ${JSON.stringify(response.body).slice(0, 300)}`).toBe(status);
+      expect(response.body.code, name).toBe(status === 413 ? 'payload_too_large' : 'invalid_request');
+      expect(performance.now() - started, name).toBeLessThan(10_000);
+    }
+    const schemaError = await upload(valid.replace('<CdtDbtInd>CRDT</CdtDbtInd>', '<CdtDbtInd>MAYBE</CdtDbtInd>'));
+    expect(schemaError.body.errors[0].message).toMatch(/CdtDbtInd/);
+    expect(await countRows('bank_statements', api.workspaceId)).toBe(0);
+    expect(await countRows('bank_statement_entries', api.workspaceId)).toBe(0);
+  });
+});

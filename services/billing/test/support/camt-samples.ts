@@ -1,0 +1,203 @@
+/**
+ * Bank statements shaped like banks' published samples, filled with a test's invoices. Each
+ * keeps the structure of its model (which elements, nested how, which references where); the
+ * values are the test's. Where each shape comes from:
+ *
+ * - `danskeCamt053V02`: Danske Bank's camt.053.001.02 (BIC DABAIE2D), as mirrored in the test data
+ *   of the camt parser genkgo/camt (`test/data/camt053.v2.minimal.xml`): one transaction per entry,
+ *   the bank's proprietary `Refs/Prtry` instead of an `AcctSvcrRef`, the payer's reference as a
+ *   structured creditor reference (`Strd/CdtrRefInf/Ref`), debtor name and address under
+ *   `RltdPties/Dbtr`.
+ * - `dutchCamt053V02`: the Dutch banks' camt.053.001.02 (ING, ABN AMRO, Rabobank; BIC INGBNL2A):
+ *   entry-level `AcctSvcrRef`, `Refs/EndToEndId`, free-text `RmtInf/Ustrd` typed by the payer, and
+ *   the SEPA search string `/TRTP/…/REMI/…` in `AddtlNtryInf`.
+ * - `ubsCamt054V08`: UBS Switzerland's camt.054.001.08 credit notification (BIC UBSWCHZH80A,
+ *   "UBS SWITZERLAND AG"), as in genkgo/camt `test/data/camt054.v8.xml`: a batch booking, one entry
+ *   (`NtryDtls/Btch/NbOfTxs`) for several transactions, each with its own `Amt`, `CdtDbtInd`,
+ *   `Refs/AcctSvcrRef` and structured reference (`Strd/CdtrRefInf` with `Tp/CdOrPrtry`), the
+ *   debtor under `RltdPties/Dbtr/Pty` as version 08 nests it.
+ * - `isoCamt053V08`: the example of ISO 20022's message definition report for camt.053.001.08
+ *   (account servicer AAAASESS, references like `AAAASESS-FP-CN_98765/01`), as in genkgo/camt
+ *   `test/data/camt053.v8.xml`: `Sts/Cd`, `Refs/AcctSvcrRef` per transaction, unstructured and
+ *   structured remittance in one transaction.
+ */
+
+export interface Credit {
+  amount: string;
+  currency?: string;
+  remittance: string;
+  reference?: string | null;
+  debtor?: string;
+  date?: string;
+  credit?: boolean;
+}
+
+const xmlText = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const indicator = (credit: Credit) => (credit.credit === false ? 'DBIT' : 'CRDT');
+
+export const danskeCamt053V02 = (iban: string, credits: readonly Credit[], messageId = 'CAMT053RIB000000000001') => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
+  <BkToCstmrStmt>
+    <GrpHdr>
+      <MsgId>${messageId}</MsgId>
+      <CreDtTm>2026-11-20T18:43:50+00:00</CreDtTm>
+      <MsgRcpt><Nm>SELLER GMBH</Nm><Id><OrgId><BICOrBEI>DABAIE2D</BICOrBEI></OrgId></Id></MsgRcpt>
+    </GrpHdr>
+    <Stmt>
+      <Id>253EUR${iban}</Id>
+      <ElctrncSeqNb>12312</ElctrncSeqNb>
+      <LglSeqNb>12312</LglSeqNb>
+      <CreDtTm>2026-11-20T18:43:50+00:00</CreDtTm>
+      <FrToDt><FrDtTm>2026-11-19T00:00:00+01:00</FrDtTm><ToDtTm>2026-11-20T23:59:59+01:00</ToDtTm></FrToDt>
+      <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>
+      <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">18.15</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-19</Dt></Dt></Bal>
+      ${credits
+        .map(
+          (credit, index) => `<Ntry>
+        <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+        <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+        <RvslInd>false</RvslInd>
+        <Sts>BOOK</Sts>
+        <BookgDt><Dt>${credit.date ?? '2026-11-20'}</Dt></BookgDt>
+        <ValDt><Dt>${credit.date ?? '2026-11-20'}</Dt></ValDt>
+        <BkTxCd><Prtry><Cd>544</Cd></Prtry></BkTxCd>
+        <NtryDtls>
+          <TxDtls>
+            <Refs><Prtry><Tp>LegalSequenceNumber</Tp><Ref>${100 + index}</Ref></Prtry></Refs>
+            <BkTxCd><Prtry><Cd>544</Cd></Prtry></BkTxCd>
+            <RltdPties>
+              <Dbtr><Nm>${xmlText(credit.debtor ?? 'NAME NAME')}</Nm><PstlAdr><Ctry>NL</Ctry><AdrLine>ADDR ADDR 10</AdrLine><AdrLine>2000 ANTWERPEN</AdrLine></PstlAdr></Dbtr>
+              <DbtrAcct><Id><IBAN>NL56AGDH9619008421</IBAN></Id></DbtrAcct>
+            </RltdPties>
+            <RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry></Tp><Ref>${xmlText(credit.remittance)}</Ref></CdtrRefInf></Strd></RmtInf>
+          </TxDtls>
+        </NtryDtls>
+      </Ntry>`,
+        )
+        .join('\n      ')}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+`;
+
+export const dutchCamt053V02 = (iban: string, credits: readonly Credit[], messageId = 'INGB-2026-11-20') => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>${messageId}</MsgId><CreDtTm>2026-11-20T21:00:00</CreDtTm><MsgPgntn><PgNb>1</PgNb><LastPgInd>true</LastPgInd></MsgPgntn></GrpHdr>
+    <Stmt>
+      <Id>${messageId}-1</Id>
+      <ElctrncSeqNb>1</ElctrncSeqNb>
+      <CreDtTm>2026-11-20T21:00:00</CreDtTm>
+      <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy><Svcr><FinInstnId><BIC>INGBNL2A</BIC></FinInstnId></Svcr></Acct>
+      <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+      <Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+      ${credits
+        .map(
+          (credit, index) => `<Ntry>
+        <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+        <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+        <Sts>BOOK</Sts>
+        <BookgDt><Dt>${credit.date ?? '2026-11-20'}</Dt></BookgDt>
+        <ValDt><Dt>${credit.date ?? '2026-11-20'}</Dt></ValDt>
+        ${credit.reference === null ? '' : `<AcctSvcrRef>${credit.reference ?? `232070C7H4CY${index + 10}`}</AcctSvcrRef>`}
+        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn><Prtry><Cd>100</Cd><Issr>INGBANK</Issr></Prtry></BkTxCd>
+        <NtryDtls>
+          <TxDtls>
+            <Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs>
+            <AmtDtls><TxAmt><Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt></TxAmt></AmtDtls>
+            <RltdPties><Dbtr><Nm>${xmlText(credit.debtor ?? 'Klant B.V.')}</Nm></Dbtr><DbtrAcct><Id><IBAN>NL86INGB0002445588</IBAN></Id></DbtrAcct></RltdPties>
+            <RltdAgts><DbtrAgt><FinInstnId><BIC>RABONL2U</BIC></FinInstnId></DbtrAgt></RltdAgts>
+            <RmtInf><Ustrd>${xmlText(credit.remittance)}</Ustrd></RmtInf>
+          </TxDtls>
+        </NtryDtls>
+        <AddtlNtryInf>/TRTP/SEPA OVERBOEKING/IBAN/NL86INGB0002445588/BIC/RABONL2U/NAME/${xmlText(credit.debtor ?? 'Klant B.V.')}/REMI/${xmlText(credit.remittance)}/EREF/NOTPROVIDED</AddtlNtryInf>
+      </Ntry>`,
+        )
+        .join('\n      ')}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+`;
+
+/** A batch booking: one entry for all `credits`, each a transaction of its own (all credits, or all debits). */
+export const ubsCamt054V08 = (iban: string, credits: readonly Credit[], batchReference = 'ACSR160617103200001') => {
+  const total = credits.reduce((sum, credit) => sum + Math.round(Number(credit.amount) * 100), 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <BkToCstmrDbtCdtNtfctn>
+    <GrpHdr><MsgId>20261120375204000006</MsgId><CreDtTm>2026-11-20T10:15:00</CreDtTm></GrpHdr>
+    <Ntfctn>
+      <Id>20261120375204000006-1</Id>
+      <CreDtTm>2026-11-20T10:15:00</CreDtTm>
+      <FrToDt><FrDtTm>2026-11-20T00:00:00</FrDtTm><ToDtTm>2026-11-20T23:59:59</ToDtTm></FrToDt>
+      <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>CHF</Ccy><Ownr><Nm>SELLER AG</Nm></Ownr><Svcr><FinInstnId><BICFI>UBSWCHZH80A</BICFI><Nm>UBS SWITZERLAND AG</Nm></FinInstnId></Svcr></Acct>
+      <Ntry>
+        <Amt Ccy="${credits[0]?.currency ?? 'CHF'}">${(total / 100).toFixed(2)}</Amt>
+        <CdtDbtInd>${credits[0] ? indicator(credits[0]) : 'CRDT'}</CdtDbtInd>
+        <RvslInd>false</RvslInd>
+        <Sts><Cd>BOOK</Cd></Sts>
+        <BookgDt><Dt>2026-11-20</Dt></BookgDt>
+        <ValDt><Dt>2026-11-20</Dt></ValDt>
+        <AcctSvcrRef>${batchReference}</AcctSvcrRef>
+        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>VCOM</SubFmlyCd></Fmly></Domn></BkTxCd>
+        <NtryDtls>
+          <Btch><NbOfTxs>${credits.length}</NbOfTxs><TtlAmt Ccy="${credits[0]?.currency ?? 'CHF'}">${(total / 100).toFixed(2)}</TtlAmt><CdtDbtInd>CRDT</CdtDbtInd></Btch>
+          ${credits
+            .map(
+              (credit, index) => `<TxDtls>
+            <Refs><AcctSvcrRef>${credit.reference ?? `${batchReference}-${index + 1}`}</AcctSvcrRef><EndToEndId>UXC06170000006PI00001EE0000${index + 1}</EndToEndId></Refs>
+            <Amt Ccy="${credit.currency ?? 'CHF'}">${credit.amount}</Amt>
+            <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+            <AmtDtls><TxAmt><Amt Ccy="${credit.currency ?? 'CHF'}">${credit.amount}</Amt></TxAmt></AmtDtls>
+            <RltdPties>
+              <Dbtr><Pty><Nm>${xmlText(credit.debtor ?? 'UNIFITS GmbH')}</Nm><PstlAdr><StrtNm>Bahnhofstrasse</StrtNm><PstCd>3131</PstCd><TwnNm>Bern</TwnNm><Ctry>CH</Ctry></PstlAdr></Pty></Dbtr>
+              <DbtrAcct><Id><IBAN>CH4112345003131313131</IBAN></Id></DbtrAcct>
+            </RltdPties>
+            <RmtInf><Strd><CdtrRefInf><Tp><CdOrPrtry><Prtry>QRR</Prtry></CdOrPrtry></Tp><Ref>${xmlText(credit.remittance)}</Ref></CdtrRefInf></Strd></RmtInf>
+          </TxDtls>`,
+            )
+            .join('\n          ')}
+        </NtryDtls>
+      </Ntry>
+    </Ntfctn>
+  </BkToCstmrDbtCdtNtfctn>
+</Document>
+`;
+};
+
+export const isoCamt053V08 = (iban: string, credits: readonly Credit[]) => `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>AAAASESS-FP-STAT001</MsgId><CreDtTm>2026-11-20T17:30:47.0+01:00</CreDtTm></GrpHdr>
+    <Stmt>
+      <Id>AAAASESS-FP-STAT001</Id>
+      <CreDtTm>2026-11-20T17:30:47.0+01:00</CreDtTm>
+      <FrToDt><FrDtTm>2026-11-20T08:00:00.0+01:00</FrDtTm><ToDtTm>2026-11-20T17:30:00.0+01:00</ToDtTm></FrToDt>
+      <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy><Ownr><Nm>Seller GmbH</Nm></Ownr><Svcr><FinInstnId><BICFI>AAAASESS</BICFI></FinInstnId></Svcr></Acct>
+      <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">500000</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+      ${credits
+        .map(
+          (credit, index) => `<Ntry>
+        <NtryRef>${index + 1}</NtryRef>
+        <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+        <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+        <Sts><Cd>BOOK</Cd></Sts>
+        <BookgDt><Dt>${credit.date ?? '2026-11-20'}</Dt></BookgDt>
+        <ValDt><Dt>${credit.date ?? '2026-11-20'}</Dt></ValDt>
+        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
+        <NtryDtls>
+          <TxDtls>
+            <Refs>${credit.reference === null ? '' : `<AcctSvcrRef>${credit.reference ?? `AAAASESS-FP-CN_98765/0${index + 1}`}</AcctSvcrRef>`}<EndToEndId>MUELL/FINP/RA12345</EndToEndId></Refs>
+            <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+            <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+            <RltdPties><Dbtr><Pty><Nm>${xmlText(credit.debtor ?? 'MUELLER')}</Nm></Pty></Dbtr></RltdPties>
+            <RmtInf><Ustrd>${xmlText(credit.remittance)}</Ustrd></RmtInf>
+          </TxDtls>
+        </NtryDtls>
+      </Ntry>`,
+        )
+        .join('\n      ')}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+`;

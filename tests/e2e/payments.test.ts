@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dutchCamt053V02, ubsCamt054V08 } from '../../services/billing/test/support/camt-samples.ts';
+import { expectProblem } from '../support/problems.ts';
+import { startSystem, type TestSystem } from '../support/system.ts';
+
+let system: TestSystem;
+
+beforeAll(async () => {
+  system = await startSystem({ services: ['catalog', 'billing'] });
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+const key = () => ({ 'Idempotency-Key': randomUUID() });
+
+const workspace = async () => {
+  const minted = await system.mintKey(`payments-${randomUUID().slice(0, 8)}`, 'all');
+  const api = system.client(minted.key);
+  await api.PATCH('/api/v1/account', { body: { default_currency: 'EUR' } });
+  const customer = (await api.POST('/api/v1/customers', { body: { name: 'Müller GmbH' } })).data!.data;
+  const invoice = async (unitAmount: number) => {
+    const draft = (await api.POST('/api/v1/invoices', { params: { header: key() }, body: { customer: customer.id, items: [{ description: 'Audit', unit_amount: unitAmount }] } })).data!.data;
+    return (await api.POST('/api/v1/invoices/{id}/finalize', { params: { path: { id: draft.id }, header: key() } })).data!.data;
+  };
+  const upload = (body: string, contentType = 'application/xml') =>
+    fetch(`${system.gatewayUrl}/api/v1/bank_statements`, { method: 'POST', headers: { authorization: `Bearer ${minted.key}`, 'content-type': contentType }, body });
+  return { api, invoice, upload, minted };
+};
+
+describe('payments and bank statements through the gateway', () => {
+  it('records partial payments with the typed client; pay records what is left', async () => {
+    const { api, invoice } = await workspace();
+    const open = await invoice(10_000);
+    expect(open.remittance_reference).toMatch(/^RF\d{2}INV\d{8}$/);
+    const paid = await api.POST('/api/v1/invoices/{id}/payments', { params: { path: { id: open.id }, header: key() }, body: { amount: 2_500, method: 'card' } });
+    expect(paid.response.status).toBe(201);
+    expect(paid.data!.data).toMatchObject({ object: 'payment', amount: 2_500, method: 'card', invoice: open.id });
+    expectProblem(await api.POST('/api/v1/invoices/{id}/payments', { params: { path: { id: open.id }, header: key() }, body: { amount: 7_501 } }), 400, 'invalid_request');
+    expectProblem(await api.POST('/api/v1/invoices/{id}/void', { params: { path: { id: open.id }, header: key() } }), 409, 'invalid_state');
+    const rest = await api.POST('/api/v1/invoices/{id}/pay', { params: { path: { id: open.id }, header: key() } });
+    expect(rest.data!.data).toMatchObject({ status: 'paid', amount_paid: 10_000, amount_remaining: 0 });
+    const list = await api.GET('/api/v1/invoices/{id}/payments', { params: { path: { id: open.id } } });
+    expect(list.data!.data.map((payment) => payment.amount)).toEqual([2_500, 7_500]);
+  });
+
+  it('imports an XML statement through the gateway, refuses JSON and bodies above 10 MB', async () => {
+    const { api, invoice, upload } = await workspace();
+    const open = await invoice(10_000);
+    const xml = dutchCamt053V02('DE89370400440532013000', [{ amount: '100.00', remittance: open.number!.toLowerCase().replaceAll('/', ' ') }]);
+    const imported = await upload(xml);
+    expect(imported.status).toBe(201);
+    const statement = ((await imported.json()) as { data: { id: string; matched_count: number; entries: { data: { status: string }[] } } }).data;
+    expect(statement.matched_count).toBe(1);
+    expect((await api.GET('/api/v1/invoices/{id}', { params: { path: { id: open.id } } })).data!.data.status).toBe('paid');
+    const read = await api.GET('/api/v1/bank_statements/{id}', { params: { path: { id: statement.id } } });
+    expect(read.data!.data.entries.data[0]!.status).toBe('matched');
+    expect((await api.GET('/api/v1/bank_statements')).data!.data.map((each) => each.id)).toEqual([statement.id]);
+
+    const json = await upload('{"a":1}', 'application/json');
+    expect(json.status).toBe(400);
+    // Above the 1 MiB of JSON bodies, below 10 MB: taken.
+    const big = ubsCamt054V08('CH2801234000123456789', Array.from({ length: 3_000 }, (_, index) => ({ amount: '1.00', remittance: `R${index}`.padEnd(35, 'x'), debtor: 'D'.repeat(140) })));
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    const bigAnswer = await upload(big);
+    expect(bigAnswer.status).toBe(201);
+    const huge = await upload(`<Document>${'x'.repeat(10 * 1024 * 1024)}</Document>`);
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { code: string }).code).toBe('payload_too_large');
+  });
+});
