@@ -282,7 +282,7 @@ describe('the public invoice page through the gateway', () => {
 
         const qr = page.locator('.payment-qr svg');
         const scanned = decodeQrCode(await qr.screenshot());
-        expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR3874.00', '', '', invoice.number].join('\n'));
+        expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR3874.00', '', invoice.remittance_reference].join('\n'));
       }
     } finally {
       await browser.close();

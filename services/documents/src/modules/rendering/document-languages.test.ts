@@ -93,6 +93,7 @@ describe.each([
       `${t('iban')} DE89 3704 0044 0532 0130 00`,
       `${t('bic')} COBADEFFXXX`,
       `${t('account_holder')} Acme Design Studio`,
+      `${t('payment_reference')} RF73INV20260042`,
     ]) {
       expect(text).toContain(words(phrase));
     }
@@ -105,6 +106,7 @@ describe.each([
 
   it('prints a payment QR code a banking app reads as the SEPA transfer of the amount due', async () => {
     const scanned = decodeQrCodeOnPages(await pdfPagesAsPng(pdf));
-    expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR2059.88', '', '', 'INV/2026/0042'].join('\n'));
+    // The ISO 11649 creditor reference goes into the structured remittance field; nothing follows it.
+    expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR2059.88', '', 'RF73INV20260042'].join('\n'));
   });
 });
