@@ -10,6 +10,7 @@ import { publicLinkOperations } from './documents/public-link.ts';
 import { eventOperations } from './notifications/events.ts';
 import { webhookEndpointOperations } from './notifications/webhook-endpoints.ts';
 import type { Operation } from './operation.ts';
+import { subscriptionOperations } from './subscriptions/subscriptions.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
 export const OPERATIONS: readonly Operation[] = [
@@ -18,6 +19,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...invoiceOperations,
+  ...subscriptionOperations,
   ...publicLinkOperations,
   ...documentOperations,
   ...numberingOperations,

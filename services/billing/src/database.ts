@@ -7,6 +7,7 @@ import { Migration20261203100000BlankTextToNull } from './migrations/Migration20
 import { Migration20261205100000IdempotencyRecords } from './migrations/Migration20261205100000IdempotencyRecords.ts';
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
+import { Migration20270130000000SubscriptionsAndLinePeriods } from './migrations/Migration20270130000000SubscriptionsAndLinePeriods.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261205100000IdempotencyRecords', class: Migration20261205100000IdempotencyRecords },
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
+  { name: 'Migration20270130000000SubscriptionsAndLinePeriods', class: Migration20270130000000SubscriptionsAndLinePeriods },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

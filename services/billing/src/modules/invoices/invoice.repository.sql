@@ -106,6 +106,7 @@ with
         "status",
         "customer_id",
         "customer_name",
+        "subscription_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -183,7 +184,8 @@ with
         $37,
         $38,
         $39,
-        $40
+        $40,
+        $41
       )
   ),
   "new_lines" as (
@@ -206,21 +208,23 @@ with
         "tax",
         "unit_code",
         "tax_category",
-        "tax_exemption_reason"
+        "tax_exemption_reason",
+        "period_start",
+        "period_end"
       )
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58)
+      ($42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($59, $60, $61, $62, $63, $64, $65, $66)
+      ($62, $63, $64, $65, $66, $67, $68, $69)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($67, $68, $69, $70);
+  ($70, $71, $72, $73);
 
 with
   "new_records" as (
@@ -248,6 +252,7 @@ with
         "status",
         "customer_id",
         "customer_name",
+        "subscription_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -290,41 +295,42 @@ with
       $10 as "status",
       $11 as "customer_id",
       $12 as "customer_name",
-      $13 as "currency",
-      $14 as "collection_method",
-      $15 as "issue_date",
-      $16 as "due_date",
-      $17 as "days_until_due",
-      $18 as "notes",
-      $19 as "footer",
-      $20 as "buyer_reference",
-      $21 as "purchase_order",
-      $22 as "delivery_date",
-      $23 as "subtotal",
-      $24 as "discount_total",
-      $25 as "taxable_amount",
-      $26 as "tax_total",
-      $27 as "total",
-      $28 as "amount_due",
-      $29 as "amount_paid",
-      $30 as "number",
-      $31 as "number_format",
-      $32 as "number_period",
-      $33 as "number_sequence",
-      $34 as "business_snapshot",
-      $35 as "customer_snapshot",
-      $36 as "public_url_token",
-      $37 as "snapshot_sha256",
-      $38 as "chain_sha256",
-      $39 as "snapshot_version",
-      $40 as "finalized_at",
-      $41 as "paid_at",
-      $42 as "payment_reference",
-      $43 as "voided_at",
-      $44 as "void_reason",
-      $45 as "overdue_event_at",
-      $46 as "created_at",
-      $47 as "updated_at"
+      $13 as "subscription_id",
+      $14 as "currency",
+      $15 as "collection_method",
+      $16 as "issue_date",
+      $17 as "due_date",
+      $18 as "days_until_due",
+      $19 as "notes",
+      $20 as "footer",
+      $21 as "buyer_reference",
+      $22 as "purchase_order",
+      $23 as "delivery_date",
+      $24 as "subtotal",
+      $25 as "discount_total",
+      $26 as "taxable_amount",
+      $27 as "tax_total",
+      $28 as "total",
+      $29 as "amount_due",
+      $30 as "amount_paid",
+      $31 as "number",
+      $32 as "number_format",
+      $33 as "number_period",
+      $34 as "number_sequence",
+      $35 as "business_snapshot",
+      $36 as "customer_snapshot",
+      $37 as "public_url_token",
+      $38 as "snapshot_sha256",
+      $39 as "chain_sha256",
+      $40 as "snapshot_version",
+      $41 as "finalized_at",
+      $42 as "paid_at",
+      $43 as "payment_reference",
+      $44 as "voided_at",
+      $45 as "void_reason",
+      $46 as "overdue_event_at",
+      $47 as "created_at",
+      $48 as "updated_at"
     from
       "new_records"
   ),
@@ -354,7 +360,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($48::jsonb) as "v" (
+      jsonb_to_recordset($49::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -379,14 +385,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $49 as "id",
-      $50 as "invoice_id",
-      $51 as "workspace_id",
-      $52 as "type",
-      $53 as "occurred_at",
-      $54 as "key_id",
-      $55 as "request_id",
-      $56 as "details"
+      $50 as "id",
+      $51 as "invoice_id",
+      $52 as "workspace_id",
+      $53 as "type",
+      $54 as "occurred_at",
+      $55 as "key_id",
+      $56 as "request_id",
+      $57 as "details"
     from
       "new_records"
   ),
@@ -394,10 +400,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $57 as "id",
-      $58 as "subject",
-      $59 as "envelope",
-      $60 as "trace_context"
+      $58 as "id",
+      $59 as "subject",
+      $60 as "envelope",
+      $61 as "trace_context"
     from
       "new_records"
   )
@@ -836,7 +842,9 @@ insert into
     "tax",
     "unit_code",
     "tax_category",
-    "tax_exemption_reason"
+    "tax_exemption_reason",
+    "period_start",
+    "period_end"
   )
 values
   (
@@ -857,6 +865,8 @@ values
     '1900',
     'C62',
     'S',
+    null,
+    null,
     null
   );
 

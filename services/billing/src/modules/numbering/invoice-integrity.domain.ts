@@ -76,10 +76,13 @@ export const finalizedDocument = (invoice: Invoice, version: DocumentVersion) =>
       lines: invoice.lines.data.map((line) => ({ ...pick(line, LINE_V1), discount: hashedDiscount(line.discount) })),
     };
   }
+  // `subscription` and a line's `period` came after version 2 was fixed: hashed only when set, so
+  // every invoice finalized without them keeps its hash, and one with them cannot lose them unseen.
   return {
     version,
     ...Object.fromEntries(FROZEN_FIELDS_V2.map((field) => [field, invoice[field]])),
-    lines: invoice.lines.data.map((line) => ({ ...line, discount: hashedDiscount(line.discount) })),
+    ...(invoice.subscription != null ? { subscription: invoice.subscription } : {}),
+    lines: invoice.lines.data.map(({ period, ...line }) => ({ ...line, discount: hashedDiscount(line.discount), ...(period != null ? { period } : {}) })),
   };
 };
 
