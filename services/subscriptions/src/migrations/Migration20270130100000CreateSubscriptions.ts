@@ -32,7 +32,7 @@ export class Migration20270130100000CreateSubscriptions extends Migration {
     this.addSql('create index subscriptions_due on subscriptions.subscriptions (next_action_at) where next_action_at is not null');
     this.addSql(`create table subscriptions.subscription_items (
       id uuid primary key,
-      subscription_id uuid not null references subscriptions.subscriptions (id) on delete cascade,
+      subscription_id uuid not null references subscriptions.subscriptions (id) on delete cascade deferrable initially deferred,
       workspace_id uuid not null,
       effective_from date not null,
       position smallint not null,
@@ -41,7 +41,7 @@ export class Migration20270130100000CreateSubscriptions extends Migration {
       unique (subscription_id, effective_from, position)
     )`);
     this.addSql(`create table subscriptions.subscription_periods (
-      subscription_id uuid not null references subscriptions.subscriptions (id) on delete cascade,
+      subscription_id uuid not null references subscriptions.subscriptions (id) on delete cascade deferrable initially deferred,
       period_start date not null,
       workspace_id uuid not null,
       period_end date not null,

@@ -354,7 +354,9 @@ with
         "tax",
         "unit_code",
         "tax_category",
-        "tax_exemption_reason"
+        "tax_exemption_reason",
+        "period_start",
+        "period_end"
       )
     select
       "v".*
@@ -378,7 +380,9 @@ with
         "tax" bigint,
         "unit_code" text,
         "tax_category" text,
-        "tax_exemption_reason" text
+        "tax_exemption_reason" text,
+        "period_start" date,
+        "period_end" date
       )
   ),
   "new_entries" as (
