@@ -100,7 +100,7 @@ export const CancelSubscriptionBody = z
   .strictObject({
     at_period_end: z.boolean().optional().describe('True: at the end of the current period (its invoice stands); default false: now, with no further invoice.'),
   })
-  .meta({ id: 'CancelSubscriptionBody' });
+  .meta({ id: 'CancelSubscriptionBody', examples: [{ at_period_end: true }] });
 export type CancelSubscriptionBody = z.infer<typeof CancelSubscriptionBody>;
 
 export const ListSubscriptionsQuery = z.strictObject({
