@@ -69,7 +69,7 @@ export class InvoiceScheduler {
   /** One claim's worth: answers whether more may be due (the claim was full). */
   async runOnce(): Promise<boolean> {
     const { orm, clock, concurrency, leaseMs } = this.#options;
-    const limit = concurrency * 4;
+    const limit = concurrency * 2;
     const claimed = await subscriptionRepository(orm.em.fork()).claimDue(clock.now(), leaseMs, limit);
     if (claimed.length === 0) return false;
     const timeZones = new Map<string, Promise<string>>();
