@@ -119,7 +119,7 @@ export const subscriptionInvoicing: BenchSection = {
           micros(billingRun.cpuPerRequest[ALL]),
           '–',
           micros(billingRun.cpuPerRequest['billing']),
-          micros(billingRun.cpuPerRequest['postgres']),
+          micros(billingRun.cpuPerRequest['postgres (all processes)']),
         ],
         [
           `${count} subscriptions due at once, scheduler concurrency ${RUN_CLIENTS}`,
@@ -130,7 +130,7 @@ export const subscriptionInvoicing: BenchSection = {
           micros(subscriptionCpu[ALL]),
           micros(subscriptionCpu['subscriptions']),
           micros(subscriptionCpu['billing']),
-          micros(subscriptionCpu['postgres']),
+          micros(subscriptionCpu['postgres (all processes)']),
         ],
       ],
       notes: [
