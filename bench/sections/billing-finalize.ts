@@ -62,7 +62,7 @@ interface Measured extends Run {
  * `clients` loops, each doing `work` until `seconds` have passed or `next` runs dry; every call is
  * timed. `work` answers the HTTP status (0 for a network error).
  */
-const drive = async <T>(clients: number, seconds: number, next: () => T | undefined, work: (item: T) => Promise<number>): Promise<Run> => {
+export const drive = async <T>(clients: number, seconds: number, next: () => T | undefined, work: (item: T) => Promise<number>): Promise<Run> => {
   const durations: number[] = [];
   let serverErrors = 0;
   let otherFailures = 0;
@@ -91,15 +91,15 @@ const drive = async <T>(clients: number, seconds: number, next: () => T | undefi
 };
 
 /** `drive` inside a measured window: the CPU each process spent per completed item. */
-const driveMeasured = async <T>(context: BenchContext, ...args: Parameters<typeof drive<T>>): Promise<Measured> => {
+export const driveMeasured = async <T>(context: BenchContext, ...args: Parameters<typeof drive<T>>): Promise<Measured> => {
   const { value, cpu } = await context.meter.window(() => drive(...args));
   return { ...value, cpuPerRequest: perRequest(cpu, value.succeeded) };
 };
 
 /** Non-2xx answers by request and what they said, so the report can say which requests failed and how. */
-type FailureLog = Map<string, number>;
+export type FailureLog = Map<string, number>;
 
-const api = (context: BenchContext, key: string, failures: FailureLog) => async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+export const api = (context: BenchContext, key: string, failures: FailureLog) => async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
   const note = (status: number, said: string) => {
     const what = `${method} ${path.replace(/\/in_[0-9a-f]{32}/, '/:id')} → ${status || 'network error'} ${said}`.trim();
     failures.set(what, (failures.get(what) ?? 0) + 1);
@@ -119,7 +119,7 @@ const api = (context: BenchContext, key: string, failures: FailureLog) => async 
   }
 };
 
-const must = async (call: Promise<{ status: number; json: any }>, what: string) => {
+export const must = async (call: Promise<{ status: number; json: any }>, what: string) => {
   const { status, json } = await call;
   if (status >= 300) throw new Error(`${what} answered ${status}: ${JSON.stringify(json)}`);
   return json.data;
@@ -174,7 +174,7 @@ const measureCeiling = async (context: BenchContext, clients: number, envelope: 
 };
 
 /** Waits until billing's relay has published every event so far, so earlier work does not compete with the next measurement. */
-const waitForQuietOutbox = async (databaseUrl: string): Promise<void> => {
+export const waitForQuietOutbox = async (databaseUrl: string): Promise<void> => {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -4,6 +4,7 @@ import { catalogService } from '../../services/catalog/src/service.ts';
 import { documentsService } from '../../services/documents/src/service.ts';
 import { gatewayService } from '../../services/gateway/src/service.ts';
 import { notificationsService } from '../../services/notifications/src/service.ts';
+import { subscriptionsService } from '../../services/subscriptions/src/service.ts';
 
 export interface PlatformService {
   definition: ServiceDefinition;
@@ -25,6 +26,7 @@ export const SERVICES = [
   { definition: billingService, portOffset: 2 },
   { definition: documentsService, portOffset: 3 },
   { definition: notificationsService, portOffset: 4 },
+  { definition: subscriptionsService, portOffset: 5 },
   { definition: gatewayService },
 ] as const satisfies readonly PlatformService[];
 

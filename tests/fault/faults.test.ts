@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNothingLostOrDoubled } from './support/expectations.ts';
 import { startFaultPlatform, type FaultPlatform } from './support/fault-platform.ts';
 import { repeatUntil, runLifecycles, type LifecycleRun } from './support/lifecycles.ts';
-import { formatFigures, reconcile } from './support/reconcile.ts';
+import { formatFigures, listAllInvoices, reconcile } from './support/reconcile.ts';
+import { dueMonthlyStarts, formatSubscriptionFigures, pastStartDate, reconcileSubscriptions, type PlannedSubscription } from './support/subscriptions.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.ts';
 import { formatPaymentFigures, reconcilePayments, statementFor, untilAnswered } from './support/payments.ts';
 import { prepareWorkspace, type FaultWorkspace } from './support/workspace.ts';
@@ -83,6 +84,9 @@ const waitUntil = async (condition: () => boolean, timeoutMs: number): Promise<b
   return true;
 };
 const randomBetween = (low: number, high: number) => low + Math.random() * (high - low);
+
+/** The invoices subscriptions made in the workspace. */
+const listAllInvoicesOf = async (api: FaultWorkspace['api']) => (await listAllInvoices(api)).filter((invoice) => invoice.subscription !== null);
 
 describe('faults: nothing is lost or doubled', () => {
   it('300 invoice lifecycles by 8 clients while billing is SIGKILLed and restarted', { timeout: 240_000 }, async () => {
@@ -505,5 +509,82 @@ describe('faults: nothing is lost or doubled', () => {
     // Healthy deliveries must never wait for a bad endpoint's timeout (WEBHOOK_TIMEOUT_MS 1500).
     expect({ p50: latency.p50 < 1_000, max: latency.max < 1_500 }).toEqual({ p50: true, max: true });
     expectNoUnexpectedExit();
+  });
+  it('500 monthly subscriptions started in the past while subscriptions, billing and NATS are SIGKILLed and restarted: one invoice per subscription and period', { timeout: 300_000 }, async () => {
+    const scenario = 'subscription-kills';
+    const { api } = await beginScenario(scenario);
+    const product = await api.POST('/api/v1/products', { body: { name: 'Pro plan' } });
+    const unitAmount = 4_900;
+    const price = await api.POST('/api/v1/prices', {
+      body: { product: product.data!.data.id, unit_amount: unitAmount, currency: 'EUR', tax_rate: 19, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } },
+    });
+    const customer = await api.POST('/api/v1/customers', { body: { name: 'Subscriber GmbH' } });
+    const today = new Date().toISOString().slice(0, 10);
+    const planned: PlannedSubscription[] = [];
+    const errors: string[] = [];
+    const started = Date.now();
+    // 500 subscriptions by 8 clients, 1 to 3 months and up to 27 days back (2 to 4 periods due each), every retry under its key.
+    let next = 0;
+    const creating = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < 500) {
+          const index = next++;
+          const startDate = pastStartDate(today, 1 + (index % 3), index % 28);
+          const key = randomUUID();
+          const created = await api.POST('/api/v1/subscriptions', {
+            params: { header: { 'Idempotency-Key': key } },
+            body: { customer: customer.data!.data.id, items: [{ price: price.data!.data.id }], start_date: startDate },
+          });
+          if (created.data) planned.push({ id: created.data.data.id, startDate, dueStarts: dueMonthlyStarts(startDate, today) });
+          else errors.push(`${created.response.status} ${JSON.stringify(created.error)}`);
+        }
+      }),
+    );
+    const expected = () => planned.reduce((sum, subscription) => sum + subscription.dueStarts.length, 0);
+    const invoiced = async () => (await listAllInvoicesOf(api)).length;
+    let creationDone = false;
+    void creating.finally(() => (creationDone = true));
+    // Kills in turn, every 2-3 s, until the subscriptions are made and every due period has an invoice (at least twice each).
+    const kills = { subscriptions: 0, billing: 0, nats: 0 };
+    const victims = ['subscriptions', 'billing', 'nats'] as const;
+    for (let round = 0; ; round += 1) {
+      await delay(randomBetween(2_000, 3_000));
+      const victim = victims[round % victims.length]!;
+      if (victim === 'nats') {
+        await platform.nats.stop('SIGKILL');
+        await delay(1_500);
+        await platform.nats.start();
+      } else {
+        await platform.kill(victim);
+        await platform.restart(victim);
+      }
+      kills[victim] += 1;
+      if (round >= 5 && creationDone && (await invoiced()) >= expected()) break;
+      if (Date.now() - started > 150_000) break;
+    }
+    await creating;
+    const deadline = Date.now() + 120_000;
+    while ((await invoiced()) < expected() && Date.now() < deadline) await delay(1_000);
+    // Late duplicates (a retry from a replica that was killed mid-period) get a moment to show.
+    await delay(3_000);
+    const figures = await reconcileSubscriptions(api, planned, Math.round(unitAmount * 1.19));
+    const duration = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(formatSubscriptionFigures(scenario, figures, ` client_errors=${errors.length} subscriptions_kills=${kills.subscriptions} billing_kills=${kills.billing} nats_kills=${kills.nats} duration=${duration}s`));
+    expectNoUnexpectedExit();
+    expect({ ...figures, errors: errors.slice(0, 3) }).toEqual({
+      subscriptions: 500,
+      expected: figures.expected,
+      invoices: figures.expected,
+      duplicates: 0,
+      missing: 0,
+      unexpected: 0,
+      notFinalized: 0,
+      numberGaps: 0,
+      duplicateNumbers: 0,
+      numberingVerified: true,
+      totalsReconciled: true,
+      errors: [],
+    });
+    expect(figures.expected).toBeGreaterThanOrEqual(1_000);
   });
 });

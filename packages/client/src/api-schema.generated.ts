@@ -354,6 +354,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscriptions, newest first */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe a customer to recurring prices
+         * @description At the start of each period (the first at `start_date`) the subscription makes one invoice for that period, one line per item with the line’s `period`, finalized at once unless `invoice_behavior` is `draft`. Exactly one invoice per period, whatever restarts or downtime.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a subscription */
+        get: operations["retrieveSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a subscription
+         * @description `items` apply from the next period (no proration). A canceled subscription cannot change: 409 `invalid_state`.
+         */
+        patch: operations["updateSubscription"];
+        trace?: never;
+    };
+    "/api/v1/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a subscription now or at the end of its period */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{id}/public_link/rotate": {
         parameters: {
             query?: never;
@@ -935,6 +994,8 @@ export interface components {
             tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
             /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_exemption_reason?: string | null;
+            /** @description The billing period of the line (BG-26), on ad-hoc and catalog lines; null or absent: none. */
+            period?: components["schemas"]["LinePeriodInput"] | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
@@ -942,6 +1003,20 @@ export interface components {
             amount_off?: number;
             /** @description Percent off the line, 0 to 100 with at most 2 decimals; rounded half up. */
             percent_off?: number;
+        };
+        /** @description The line’s billing period (BG-26), both days included; frozen at finalization. */
+        LinePeriodInput: {
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            start: string;
+            /**
+             * Format: date
+             * @description The period’s last day (inclusive).
+             * @example 2026-11-22
+             */
+            end: string;
         };
         UpdateInvoiceBody: {
             /**
@@ -1031,6 +1106,69 @@ export interface components {
              */
             invoice: string;
         };
+        CreateSubscriptionBody: {
+            /**
+             * @description A `cus_` ID or the dashed UUID.
+             * @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887
+             */
+            customer: string;
+            /** @description Every price recurring and active, in one currency, with one `interval` and `interval_count`. */
+            items: components["schemas"]["SubscriptionItemInput"][];
+            /**
+             * Format: date
+             * @description Default: today in the workspace’s time zone. In the past: every period from it up to today is invoiced, one invoice each.
+             * @example 2026-11-22
+             */
+            start_date?: string;
+            /** @description Sets each invoice’s due date from its issue date (the period start). */
+            days_until_due?: number | null;
+            /**
+             * @description Default `send_invoice`.
+             * @enum {string}
+             */
+            collection_method?: "send_invoice" | "charge_automatically";
+            /**
+             * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
+             * @enum {string}
+             */
+            invoice_behavior?: "finalize" | "draft";
+            /** @description After `start_date`. */
+            cancel_at?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        SubscriptionItemInput: {
+            /**
+             * @description A recurring, active `price_` ID.
+             * @example price_0190f3e2c1b27a8e9d1f3c4b5a697887
+             */
+            price: string;
+            /**
+             * @description Integer ≥ 1; default 1.
+             * @default 1
+             */
+            quantity?: number;
+        };
+        /** @description Up to 50 keys (at most 40 characters) with string values (at most 500). On update it merges by key; a key set to "" is removed. */
+        Metadata: {
+            [key: string]: string;
+        };
+        UpdateSubscriptionBody: {
+            /** @description Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval. */
+            items?: components["schemas"]["SubscriptionItemInput"][];
+            days_until_due?: number | null;
+            /** @description Null removes a scheduled cancellation. */
+            cancel_at?: string | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /**
+         * @example {
+         *       "at_period_end": true
+         *     }
+         */
+        CancelSubscriptionBody: {
+            /** @description True: at the end of the current period (its invoice stands); default false: now, with no further invoice. */
+            at_period_end?: boolean;
+        };
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             business_name?: string | null;
@@ -1112,7 +1250,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
         };
@@ -1129,7 +1267,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
             /**
@@ -1155,7 +1293,7 @@ export interface components {
             types?: components["schemas"]["WebhookEventType"][];
         };
         /** @enum {string} */
-        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed";
+        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled";
         RedeliverEventBody: {
             /**
              * @description Only to this endpoint; default: every enabled endpoint that receives the type.
@@ -1306,6 +1444,8 @@ export interface components {
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
             customer_name: string;
+            /** @description The `sub_` ID of the subscription that made this invoice; null otherwise. */
+            subscription: string | null;
             /**
              * @description Uppercase ISO 4217 code.
              * @example USD
@@ -1489,6 +1629,8 @@ export interface components {
             tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
             /** @description Why no VAT is charged (BT-120); null for `S` and `Z`. */
             tax_exemption_reason: string | null;
+            /** @description The billing period of the line (BG-26), both days included; null when none was set. */
+            period: components["schemas"]["LinePeriod"] | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input. */
         Discount: {
@@ -1497,6 +1639,19 @@ export interface components {
         } | {
             /** @description Percent off the line: 12.5 means 12.5 percent. */
             percent_off: number;
+        };
+        LinePeriod: {
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            start: string;
+            /**
+             * Format: date
+             * @description The period’s last day (inclusive).
+             * @example 2026-11-22
+             */
+            end: string;
         };
         TaxBreakdownEntry: {
             /**
@@ -1554,6 +1709,8 @@ export interface components {
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
             customer_name: string;
+            /** @description The `sub_` ID of the subscription that made this invoice; null otherwise. */
+            subscription: string | null;
             /**
              * @description Uppercase ISO 4217 code.
              * @example USD
@@ -1812,6 +1969,72 @@ export interface components {
              */
             created: string;
         };
+        Subscription: {
+            /** @example sub_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "subscription";
+            /** @description `cus_` ID. */
+            customer: string;
+            /** @enum {string} */
+            status: "active" | "canceled";
+            /** @description The items as last set; a change applies from the next period (no proration). */
+            items: {
+                /** @constant */
+                object: "list";
+                data: components["schemas"]["SubscriptionItem"][];
+            };
+            /** @example EUR */
+            currency: string;
+            /** @enum {string} */
+            interval: "day" | "week" | "month" | "year";
+            interval_count: number;
+            /** @enum {string} */
+            collection_method: "send_invoice" | "charge_automatically";
+            days_until_due: number | null;
+            /**
+             * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
+             * @enum {string}
+             */
+            invoice_behavior: "finalize" | "draft";
+            /**
+             * Format: date
+             * @description The first period’s start, and the anchor of every later one (a month from 31 January ends on the last day of February).
+             * @example 2026-11-22
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            current_period_start: string;
+            /**
+             * Format: date
+             * @description Exclusive: the next period’s start.
+             * @example 2026-11-22
+             */
+            current_period_end: string;
+            /** @description No period starting on or after this date is invoiced; the subscription is canceled on it. */
+            cancel_at: string | null;
+            canceled_at: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
+        };
+        SubscriptionItem: {
+            /** @example si_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "subscription_item";
+            /** @description `price_` ID of a recurring price. */
+            price: string;
+            quantity: number;
+        };
         /**
          * @example {
          *       "object": "numbering",
@@ -2046,12 +2269,16 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created: string;
-            /** @description `object`: the invoice as it was at that moment, lines included. */
-            data: components["schemas"]["InvoiceEventData"];
+            /** @description `object`: the invoice as it was at that moment, lines included (`invoice.*`), or the subscription (`subscription.*`). */
+            data: components["schemas"]["WebhookEventData"];
         };
         InvoiceEventData: {
             object: components["schemas"]["Invoice"];
         };
+        SubscriptionEventData: {
+            object: components["schemas"]["Subscription"];
+        };
+        WebhookEventData: components["schemas"]["InvoiceEventData"] | components["schemas"]["SubscriptionEventData"];
         DeliveryAttempt: {
             /** @example att_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -4882,6 +5109,482 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["BankStatementEntry"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100; default 20. */
+                limit?: number;
+                /** @description Only this customer’s subscriptions. */
+                customer?: string;
+                status?: "active" | "canceled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Subscription"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. The service that owns the write records its outcome in the same transaction as the write, so a retry after a timeout, a 503 or a lost connection never makes a second effect: it gets the original response. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscriptionBody"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key header required. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retrieveSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSubscriptionBody"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Subscription"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "at_period_end": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["CancelSubscriptionBody"];
+            };
+        };
+        responses: {
+            /** @description The subscription: `canceled`, or with `cancel_at` at the period end. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Subscription"];
                     };
                 };
             };

@@ -25,6 +25,7 @@ export type EventEnvelope<Data = unknown> = Omit<z.infer<typeof EventEnvelope>, 
 export const EVENT_STREAMS = {
   BILLING: ['billing.>'],
   DOCUMENTS: ['documents.>'],
+  SUBSCRIPTIONS: ['subscriptions.>'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** The stream that captures a subject (by its first token). */

@@ -7,6 +7,8 @@ export const ID_PREFIX = {
   price: 'price',
   invoice: 'in',
   invoiceItem: 'ii',
+  subscription: 'sub',
+  subscriptionItem: 'si',
   webhookEndpoint: 'we',
   event: 'evt',
   deliveryAttempt: 'att',

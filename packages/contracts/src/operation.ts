@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Scope } from './scopes.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type ServiceName = 'gateway' | 'catalog' | 'billing' | 'documents' | 'notifications';
+export type ServiceName = 'gateway' | 'catalog' | 'billing' | 'documents' | 'notifications' | 'subscriptions';
 
 /** Whether the gateway demands (428 without it), accepts, or ignores an `Idempotency-Key`. */
 export type Idempotency = 'required' | 'optional' | 'none';

@@ -12,6 +12,7 @@ import { publicLinkOperations } from './documents/public-link.ts';
 import { eventOperations } from './notifications/events.ts';
 import { webhookEndpointOperations } from './notifications/webhook-endpoints.ts';
 import type { Operation } from './operation.ts';
+import { subscriptionOperations } from './subscriptions/subscriptions.ts';
 
 /** Every operation of the public API, in the order of the OpenAPI document. */
 export const OPERATIONS: readonly Operation[] = [
@@ -22,6 +23,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...invoiceOperations,
   ...paymentOperations,
   ...bankStatementOperations,
+  ...subscriptionOperations,
   ...publicLinkOperations,
   ...documentOperations,
   ...numberingOperations,

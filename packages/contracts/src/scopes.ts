@@ -14,6 +14,8 @@ export const SCOPES = [
   'webhooks:write',
   'account:read',
   'account:write',
+  'subscriptions:read',
+  'subscriptions:write',
 ] as const;
 
 export const Scope = z.enum(SCOPES);

@@ -81,7 +81,55 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
     return parsed.data;
   };
 
-  return { get, close: () => pool.close() };
+  /**
+   * A write on the caller's behalf: POST (or PATCH) of a JSON body, with an `Idempotency-Key` when
+   * given (the header the gateway would set), so the other service records the outcome with the
+   * write and a repeat replays it. Answers the parsed success body, or the problem the other service
+   * refused with (a 4xx: the caller decides whether it is final); no answer in time, or a 5xx, is
+   * a 503 `unavailable`, as for `get`.
+   */
+  const send = async <S extends z.ZodType>(
+    method: 'POST' | 'PATCH',
+    path: string,
+    caller: Caller,
+    body: unknown,
+    schema: S,
+    { idempotencyKey }: { idempotencyKey?: string } = {},
+  ): Promise<{ ok: true; status: number; data: z.output<S> } | { ok: false; status: number; problem: { code?: string; detail?: string } }> => {
+    let response: Awaited<ReturnType<typeof pool.request>>;
+    try {
+      const headers: Record<string, string> = {
+        [INTERNAL_HEADERS.token]: internalToken,
+        [INTERNAL_HEADERS.workspaceId]: caller.workspaceId,
+        [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId,
+        [INTERNAL_HEADERS.requestId]: caller.requestId,
+        ...(idempotencyKey !== undefined ? { [INTERNAL_HEADERS.idempotencyKey]: idempotencyKey } : {}),
+        accept: 'application/json',
+        'content-type': 'application/json',
+      };
+      injectTraceHeaders(headers);
+      response = await pool.request({ method, path, headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    } catch {
+      throw unavailable(`The ${name} service did not answer; retry later.`);
+    }
+    const { statusCode } = response;
+    if (statusCode >= 500) {
+      await response.body.dump();
+      throw unavailable(`The ${name} service is unavailable; retry later.`);
+    }
+    let json: unknown;
+    try {
+      json = await response.body.json();
+    } catch {
+      throw unavailable(`The ${name} service broke off its answer; retry later.`);
+    }
+    if (statusCode >= 400) return { ok: false, status: statusCode, problem: (json ?? {}) as { code?: string; detail?: string } };
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new Error(`The ${name} service answered ${method} ${path} with a body that breaks its contract: ${parsed.error.message}`);
+    return { ok: true, status: statusCode, data: parsed.data };
+  };
+
+  return { get, send, close: () => pool.close() };
 };
 
 export type ServiceClient = ReturnType<typeof createServiceClient>;

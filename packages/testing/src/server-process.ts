@@ -57,12 +57,13 @@ export class ServerProcess {
     await waitForPort(this.#kind.binaries[0]!, this.#port, 10_000);
   }
 
-  async stop(): Promise<void> {
+  /** `SIGKILL`: as the kernel's OOM killer or a node failure would, without a chance to flush or say goodbye. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     const child = this.#child;
     if (!child || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      child.kill(signal);
     });
     this.#child = undefined;
   }

@@ -8,6 +8,7 @@ import { Migration20261205100000IdempotencyRecords } from './migrations/Migratio
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
 import { Migration20270110000000Payments } from './migrations/Migration20270110000000Payments.ts';
+import { Migration20270130000000SubscriptionsAndLinePeriods } from './migrations/Migration20270130000000SubscriptionsAndLinePeriods.ts';
 import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
   { name: 'Migration20270110000000Payments', class: Migration20270110000000Payments },
+  { name: 'Migration20270130000000SubscriptionsAndLinePeriods', class: Migration20270130000000SubscriptionsAndLinePeriods },
   { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
 ];
 

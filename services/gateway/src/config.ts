@@ -13,6 +13,7 @@ export const GatewaySettings = z
     BILLING_URL: z.url().default('http://127.0.0.1:3102'),
     DOCUMENTS_URL: z.url().default('http://127.0.0.1:3103'),
     NOTIFICATIONS_URL: z.url().default('http://127.0.0.1:3104'),
+    SUBSCRIPTIONS_URL: z.url().default('http://127.0.0.1:3105'),
     PUBLIC_URL_BASE: z.url().optional().describe("Origin of the public invoice pages; default the gateway's own origin."),
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(6000).describe('Requests per API key per window.'),
     PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600).describe('Requests without an API key (public invoice pages, their PDFs) per client address per window; also how many unknown or revoked keys an address may present per window before its new keys are no longer looked up.'),
@@ -34,6 +35,7 @@ export const UPSTREAM_URL_SETTINGS = {
   billing: 'BILLING_URL',
   documents: 'DOCUMENTS_URL',
   notifications: 'NOTIFICATIONS_URL',
+  subscriptions: 'SUBSCRIPTIONS_URL',
 } as const;
 export type UpstreamName = keyof typeof UPSTREAM_URL_SETTINGS;
 

@@ -14,6 +14,7 @@ import { createSecretBox, loadSecretsKey } from './shared/secret-box.ts';
 export const CONSUMERS = [
   { durable: 'notifications-billing', subject: 'billing.>' },
   { durable: 'notifications-documents', subject: 'documents.>' },
+  { durable: 'notifications-subscriptions', subject: 'subscriptions.>' },
 ] as const satisfies readonly Omit<EventConsumer, 'handle'>[];
 
 const PURGE_INTERVAL_MS = 3600_000;

@@ -22,6 +22,8 @@ export const FAULT_SETTINGS: Readonly<Record<string, string>> = {
   UPSTREAM_TIMEOUT_MS: '3000',
   CATALOG_TIMEOUT_MS: '3000',
   RATE_LIMIT_MAX: '1000000',
+  SUBSCRIPTION_SCHEDULER_INTERVAL_MS: '1000',
+  SUBSCRIPTION_CLAIM_LEASE_MS: '10000',
 };
 
 /** The client's retry policy: enough attempts and backoff to ride out a restart (about 40 s in all). */

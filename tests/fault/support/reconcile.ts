@@ -44,7 +44,7 @@ export const formatFigures = (f: Figures): string =>
   `redeliveries=${f.redeliveries} pdfs=${f.pdfs}/${f.finalized} pdfs_stored=${f.pdfsStored} completed=${f.completed} ` +
   `client_errors=${f.clientErrors} duration=${(f.durationMs / 1000).toFixed(1)}s settled_after=${(f.settleMs / 1000).toFixed(1)}s`;
 
-const listAllInvoices = async (api: InvoicingClient): Promise<Invoice[]> => {
+export const listAllInvoices = async (api: InvoicingClient): Promise<Invoice[]> => {
   const invoices: Invoice[] = [];
   let cursor: string | undefined;
   do {
@@ -57,7 +57,7 @@ const listAllInvoices = async (api: InvoicingClient): Promise<Invoice[]> => {
 };
 
 /** The sequence of a number in the default format `INV/{YYYY}/{SEQ:4}`: its last run of digits. */
-const sequenceOf = (number: string): number => Number(/(\d+)$/.exec(number)?.[1] ?? Number.NaN);
+export const sequenceOf = (number: string): number => Number(/(\d+)$/.exec(number)?.[1] ?? Number.NaN);
 
 const waitUntil = async (condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;

@@ -52,7 +52,7 @@ const addId = (ids: Map<string, string[]>, id: string) => {
 
 /**
  * A workspace with a key holding every scope, a business profile, two customers, a product and
- * its price, invoices in every status, a webhook endpoint and the events they produced.
+ * its (recurring) price, invoices in every status, a subscription, a webhook endpoint and the events they produced.
  */
 export const seedWorkspace = async (system: TestSystem, label: string, webhookUrl: string): Promise<SeededWorkspace> => {
   const slug = `${label}-${randomUUID().slice(0, 8)}`;
@@ -65,7 +65,11 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
     await created(api('POST', '/api/v1/customers', { name: `${label} customer two` }), 'customer'),
   ];
   const product = await created(api('POST', '/api/v1/products', { name: `${label} workshop` }), 'product');
-  const price = await created(api('POST', '/api/v1/prices', { product: product.id, unit_amount: 12_000, currency: 'EUR', tax_rate: 19 }), 'price');
+  // Recurring, so that it can go on a subscription as well as on an invoice line.
+  const price = await created(
+    api('POST', '/api/v1/prices', { product: product.id, unit_amount: 12_000, currency: 'EUR', tax_rate: 19, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } }),
+    'price',
+  );
   const invoice = () =>
     created(api('POST', '/api/v1/invoices', { customer: customers[0].id, items: [{ price: price.id, quantity: 2 }, { description: 'Travel', unit_amount: 5_000 }] }), 'invoice');
   const [draft, open, paid, voided] = [await invoice(), await invoice(), await invoice(), await invoice()];
@@ -73,8 +77,10 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   for (const finalized of [open, paid, voided]) tokens.push((await created(api('POST', `/api/v1/invoices/${finalized.id}/finalize`), 'finalize')).public_url_token);
   await created(api('POST', `/api/v1/invoices/${paid.id}/pay`, { payment_reference: 'bank transfer' }), 'pay');
   await created(api('POST', `/api/v1/invoices/${voided.id}/void`, { reason: 'duplicate' }), 'void');
+  // Starting far ahead, so it makes no invoice while the tests read the workspace's state.
+  const subscription = await created(api('POST', '/api/v1/subscriptions', { customer: customers[0].id, items: [{ price: price.id }], start_date: '2099-01-01' }), 'subscription');
   const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
-  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, endpoint.id]) addId(ids, id);
+  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, subscription.id, endpoint.id]) addId(ids, id);
   // A payment, and a bank statement with a matched and an unmatched entry, for the routes that name them.
   for (const payment of (await api('GET', `/api/v1/invoices/${paid.id}/payments`)).body.data) addId(ids, payment.id);
   const statement = await fetch(`${system.gatewayUrl}/api/v1/bank_statements`, {

@@ -7,7 +7,7 @@ import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
 const address = { line1: 'Hauptstraße 1', line2: null, city: 'Berlin', state: null, postal_code: '10115', country: 'DE' };
 const makeLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
   id: 'ii_1', object: 'invoiceitem', price: null, product: null, description: 'Audit', quantity: 1, unit_amount: 1000, discount: null,
-  discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, ...overrides,
+  discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, period: null, ...overrides,
 });
 const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine[] = [makeLine()]): ReadinessInput => ({
   currency: 'EUR',

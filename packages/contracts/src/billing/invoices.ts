@@ -75,6 +75,18 @@ export const DiscountInput = z
   .meta({ id: 'DiscountInput' });
 export type DiscountInput = z.infer<typeof DiscountInput>;
 
+/** A line's billing period (EN 16931 BG-26): both days included, `start` ≤ `end`. */
+export const LinePeriod = z
+  .object({ start: CalendarDate, end: CalendarDate.describe('The period’s last day (inclusive).') })
+  .meta({ id: 'LinePeriod' });
+export type LinePeriod = z.infer<typeof LinePeriod>;
+
+export const LinePeriodInput = z
+  .strictObject({ start: CalendarDate, end: CalendarDate.describe('The period’s last day (inclusive).') })
+  .refine((period) => period.start <= period.end, { message: 'start may not be after end', path: ['end'] })
+  .describe('The line’s billing period (BG-26), both days included; frozen at finalization.')
+  .meta({ id: 'LinePeriodInput' });
+
 const TaxRateInput = z
   .number()
   .min(0)
@@ -103,6 +115,7 @@ export const InvoiceItemInput = z
     tax_exemption_reason: optionalText(TAX_EXEMPTION_REASON_MAX)
       .optional()
       .describe(`Why no VAT is charged (BT-120), such as "Reverse charge": required for \`E\`, \`AE\`, \`K\`, \`G\` and \`O\`, refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
+    period: LinePeriodInput.nullable().optional().describe('The billing period of the line (BG-26), on ad-hoc and catalog lines; null or absent: none.'),
   })
   .superRefine((item, ctx) => {
     const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
@@ -139,6 +152,7 @@ export const InvoiceLine = z
     unit_code: z.string().describe(`UN/ECE Recommendation 20 unit code (BT-130); \`${DEFAULT_UNIT_CODE}\` unless sent.`).meta({ example: DEFAULT_UNIT_CODE }),
     tax_category: TaxCategory.describe('VAT category code (BT-151).'),
     tax_exemption_reason: z.string().nullable().describe('Why no VAT is charged (BT-120); null for `S` and `Z`.'),
+    period: LinePeriod.nullable().describe('The billing period of the line (BG-26), both days included; null when none was set.'),
   })
   .meta({ id: 'InvoiceLine' });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;
@@ -187,6 +201,7 @@ const invoiceFields = {
   status: InvoiceStatus.describe('`overdue` is an open invoice past its due date in the workspace’s time zone.'),
   customer: z.string().describe('`cus_` ID.'),
   customer_name: z.string().describe('The customer’s name when the invoice was last saved (finalized: as in the snapshot).'),
+  subscription: z.string().nullable().describe('The `sub_` ID of the subscription that made this invoice; null otherwise.'),
   currency: z.string().describe('Uppercase ISO 4217 code.').meta({ example: 'USD' }),
   collection_method: CollectionMethod,
   issue_date: CalendarDate,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BILLING_SUBJECTS } from '../billing/events.ts';
 import { DOCUMENTS_SUBJECTS } from '../documents/events.ts';
+import { SUBSCRIPTIONS_SUBJECTS } from '../subscriptions/events.ts';
 
 /** The public event types a webhook endpoint can subscribe to (decisions.md, "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -13,6 +14,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.voided',
   'invoice.overdue',
   'invoice.viewed',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -28,6 +32,9 @@ export const SUBJECT_OF_EVENT_TYPE = {
   'invoice.voided': BILLING_SUBJECTS.invoiceVoided,
   'invoice.overdue': BILLING_SUBJECTS.invoiceOverdue,
   'invoice.viewed': DOCUMENTS_SUBJECTS.invoiceViewed,
+  'subscription.created': SUBSCRIPTIONS_SUBJECTS.subscriptionCreated,
+  'subscription.updated': SUBSCRIPTIONS_SUBJECTS.subscriptionUpdated,
+  'subscription.canceled': SUBSCRIPTIONS_SUBJECTS.subscriptionCanceled,
 } as const satisfies Record<WebhookEventType, string>;
 
 const EVENT_TYPE_OF_SUBJECT: ReadonlyMap<string, WebhookEventType> = new Map(

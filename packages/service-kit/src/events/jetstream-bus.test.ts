@@ -151,7 +151,7 @@ describe('NATS_PREFIX: deployments sharing one NATS server', () => {
     const nc = await connect({ servers: nats.url });
     try {
       const jsm = await jetstreamManager(nc);
-      expect((await jsm.streams.names().next()).sort()).toEqual(['alpha_BILLING', 'alpha_DOCUMENTS', 'beta-2_BILLING', 'beta-2_DOCUMENTS']);
+      expect((await jsm.streams.names().next()).sort()).toEqual(['alpha_BILLING', 'alpha_DOCUMENTS', 'alpha_SUBSCRIPTIONS', 'beta-2_BILLING', 'beta-2_DOCUMENTS', 'beta-2_SUBSCRIPTIONS']);
       expect((await jsm.streams.info('alpha_BILLING')).config.subjects).toEqual(['alpha.billing.>']);
       const consumer = await jsm.consumers.info('beta-2_BILLING', 'beta-2_notifications-billing');
       expect(consumer.config.filter_subject).toBe('beta-2.billing.>');
@@ -167,7 +167,7 @@ describe('NATS_PREFIX: deployments sharing one NATS server', () => {
     const nc = await connect({ servers: nats.url });
     try {
       const jsm = await jetstreamManager(nc);
-      expect((await jsm.streams.names().next()).sort()).toEqual(['BILLING', 'DOCUMENTS']);
+      expect((await jsm.streams.names().next()).sort()).toEqual(['BILLING', 'DOCUMENTS', 'SUBSCRIPTIONS']);
       expect((await jsm.consumers.info('BILLING', 'documents-finalized')).config.filter_subject).toBe('billing.invoice.finalized');
     } finally {
       await nc.close();

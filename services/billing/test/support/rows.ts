@@ -24,5 +24,7 @@ export const makeLine = (overrides: Partial<InvoiceLineRow> = {}): InvoiceLineRo
   unitCode: 'C62',
   taxCategory: 'S',
   taxExemptionReason: null,
+  periodStart: null,
+  periodEnd: null,
   ...overrides,
 });

@@ -40,6 +40,7 @@ const toLine = (input: LineInput): InvoiceLine => {
     unit_code: input.unit_code ?? 'C62',
     tax_category: input.tax_category ?? defaultTaxCategory(taxRate),
     tax_exemption_reason: input.tax_exemption_reason ?? null,
+    period: null,
   };
 };
 
@@ -66,6 +67,7 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
   const invoice: Invoice = {
     id,
     object: 'invoice',
+    subscription: null,
     number: 'INV/2026/0042',
     status: 'open',
     customer: toPublicId('customer', randomUUID()),

@@ -36,6 +36,8 @@ export interface LineDraft {
   unitCode: string;
   taxCategory: TaxCategory;
   taxExemptionReason: string | null;
+  /** The billing period (BG-26), both days included. */
+  period: { start: string; end: string } | null;
 }
 
 /** What a read needs beside the rows: "today" in the workspace's time zone, and the public origin. */
@@ -84,6 +86,8 @@ export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, draf
       unitCode: draft.unitCode,
       taxCategory: draft.taxCategory,
       taxExemptionReason: draft.taxExemptionReason,
+      periodStart: draft.period?.start ?? null,
+      periodEnd: draft.period?.end ?? null,
     };
   });
   return { rows, totals };
@@ -101,7 +105,10 @@ export const draftOf = (row: InvoiceLineRow): LineDraft => ({
   unitCode: row.unitCode ?? DEFAULT_UNIT_CODE,
   taxCategory: row.taxCategory ?? defaultTaxCategory(row.taxRate),
   taxExemptionReason: row.taxExemptionReason ?? null,
+  period: periodOf(row),
 });
+
+const periodOf = (row: InvoiceLineRow) => (row.periodStart != null && row.periodEnd != null ? { start: row.periodStart, end: row.periodEnd } : null);
 
 /**
  * Stored lines priced again under the current rule (tax per VAT category and rate): each line with
@@ -206,7 +213,7 @@ export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean
 export const newDraft = (
   workspaceId: string,
   body: CreateInvoiceBody,
-  context: { customerName: string; currency: string; today: string; now: Date },
+  context: { customerName: string; currency: string; today: string; now: Date; subscriptionId?: string | null },
 ): InvoiceRow => {
   const issueDate = body.issue_date ?? context.today;
   return {
@@ -215,6 +222,7 @@ export const newDraft = (
     status: 'draft',
     customerId: body.customer,
     customerName: context.customerName,
+    subscriptionId: context.subscriptionId ?? null,
     currency: context.currency,
     collectionMethod: body.collection_method ?? 'send_invoice',
     issueDate,
@@ -346,6 +354,7 @@ export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   unit_code: row.unitCode,
   tax_category: row.taxCategory,
   tax_exemption_reason: row.taxExemptionReason ?? null,
+  period: periodOf(row),
 });
 
 // Snapshots frozen before the e-invoice fields existed lack their keys: they read as null.
@@ -363,6 +372,7 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   status: statusOn(row, context.today),
   customer: toPublicId('customer', row.customerId),
   customer_name: row.customerName,
+  subscription: row.subscriptionId ? toPublicId('subscription', row.subscriptionId) : null,
   currency: row.currency,
   collection_method: row.collectionMethod,
   issue_date: row.issueDate,

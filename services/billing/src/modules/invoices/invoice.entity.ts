@@ -14,6 +14,8 @@ export const InvoiceEntity = defineEntity({
     status: p.enum(STORED_STATUSES),
     customerId: p.uuid(),
     customerName: p.text(),
+    /** The subscription that made the invoice; null for one made by hand. */
+    subscriptionId: p.uuid().nullable(),
     currency: p.string().length(3),
     collectionMethod: p.enum<readonly CollectionMethod[]>(['send_invoice', 'charge_automatically']),
     issueDate: p.date(),
@@ -82,6 +84,9 @@ export const InvoiceLineEntity = defineEntity({
     unitCode: p.text(),
     taxCategory: p.enum<readonly TaxCategory[]>(['S', 'Z', 'E', 'AE', 'K', 'G', 'O']),
     taxExemptionReason: p.text().nullable(),
+    /** The line's billing period (BG-26), both days included; both null or both set. */
+    periodStart: p.date().nullable(),
+    periodEnd: p.date().nullable(),
   },
 });
 export type InvoiceLineRow = InferEntity<typeof InvoiceLineEntity>;

@@ -106,6 +106,7 @@ with
         "status",
         "customer_id",
         "customer_name",
+        "subscription_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -191,7 +192,8 @@ with
         $41,
         $42,
         $43,
-        $44
+        $44,
+        $45
       )
   ),
   "new_lines" as (
@@ -214,21 +216,23 @@ with
         "tax",
         "unit_code",
         "tax_category",
-        "tax_exemption_reason"
+        "tax_exemption_reason",
+        "period_start",
+        "period_end"
       )
     values
-      ($45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62)
+      ($46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($63, $64, $65, $66, $67, $68, $69, $70)
+      ($66, $67, $68, $69, $70, $71, $72, $73)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($71, $72, $73, $74);
+  ($74, $75, $76, $77);
 
 with
   "new_records" as (
@@ -256,6 +260,7 @@ with
         "status",
         "customer_id",
         "customer_name",
+        "subscription_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -302,45 +307,46 @@ with
       $10 as "status",
       $11 as "customer_id",
       $12 as "customer_name",
-      $13 as "currency",
-      $14 as "collection_method",
-      $15 as "issue_date",
-      $16 as "due_date",
-      $17 as "days_until_due",
-      $18 as "notes",
-      $19 as "footer",
-      $20 as "buyer_reference",
-      $21 as "purchase_order",
-      $22 as "delivery_date",
-      $23 as "service_period_start",
-      $24 as "service_period_end",
-      $25 as "locale",
-      $26 as "subtotal",
-      $27 as "discount_total",
-      $28 as "taxable_amount",
-      $29 as "tax_total",
-      $30 as "total",
-      $31 as "amount_due",
-      $32 as "amount_paid",
-      $33 as "number",
-      $34 as "number_format",
-      $35 as "number_period",
-      $36 as "number_sequence",
-      $37 as "business_snapshot",
-      $38 as "customer_snapshot",
-      $39 as "public_url_token",
-      $40 as "snapshot_sha256",
-      $41 as "chain_sha256",
-      $42 as "snapshot_version",
-      $43 as "finalized_at",
-      $44 as "paid_at",
-      $45 as "payment_reference",
-      $46 as "voided_at",
-      $47 as "void_reason",
-      $48 as "overdue_event_at",
-      $49 as "remittance_reference",
-      $50 as "created_at",
-      $51 as "updated_at"
+      $13 as "subscription_id",
+      $14 as "currency",
+      $15 as "collection_method",
+      $16 as "issue_date",
+      $17 as "due_date",
+      $18 as "days_until_due",
+      $19 as "notes",
+      $20 as "footer",
+      $21 as "buyer_reference",
+      $22 as "purchase_order",
+      $23 as "delivery_date",
+      $24 as "service_period_start",
+      $25 as "service_period_end",
+      $26 as "locale",
+      $27 as "subtotal",
+      $28 as "discount_total",
+      $29 as "taxable_amount",
+      $30 as "tax_total",
+      $31 as "total",
+      $32 as "amount_due",
+      $33 as "amount_paid",
+      $34 as "number",
+      $35 as "number_format",
+      $36 as "number_period",
+      $37 as "number_sequence",
+      $38 as "business_snapshot",
+      $39 as "customer_snapshot",
+      $40 as "public_url_token",
+      $41 as "snapshot_sha256",
+      $42 as "chain_sha256",
+      $43 as "snapshot_version",
+      $44 as "finalized_at",
+      $45 as "paid_at",
+      $46 as "payment_reference",
+      $47 as "voided_at",
+      $48 as "void_reason",
+      $49 as "overdue_event_at",
+      $50 as "remittance_reference",
+      $51 as "created_at",
+      $52 as "updated_at"
     from
       "new_records"
   ),
@@ -364,13 +370,15 @@ with
         "tax",
         "unit_code",
         "tax_category",
-        "tax_exemption_reason"
+        "tax_exemption_reason",
+        "period_start",
+        "period_end"
       )
     select
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($52::jsonb) as "v" (
+      jsonb_to_recordset($53::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -388,21 +396,23 @@ with
         "tax" bigint,
         "unit_code" text,
         "tax_category" text,
-        "tax_exemption_reason" text
+        "tax_exemption_reason" text,
+        "period_start" date,
+        "period_end" date
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $53 as "id",
-      $54 as "invoice_id",
-      $55 as "workspace_id",
-      $56 as "type",
-      $57 as "occurred_at",
-      $58 as "key_id",
-      $59 as "request_id",
-      $60 as "details"
+      $54 as "id",
+      $55 as "invoice_id",
+      $56 as "workspace_id",
+      $57 as "type",
+      $58 as "occurred_at",
+      $59 as "key_id",
+      $60 as "request_id",
+      $61 as "details"
     from
       "new_records"
   ),
@@ -410,10 +420,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $61 as "id",
-      $62 as "subject",
-      $63 as "envelope",
-      $64 as "trace_context"
+      $62 as "id",
+      $63 as "subject",
+      $64 as "envelope",
+      $65 as "trace_context"
     from
       "new_records"
   )
@@ -857,7 +867,9 @@ insert into
     "tax",
     "unit_code",
     "tax_category",
-    "tax_exemption_reason"
+    "tax_exemption_reason",
+    "period_start",
+    "period_end"
   )
 values
   (
@@ -878,6 +890,8 @@ values
     '1900',
     'C62',
     'S',
+    null,
+    null,
     null
   );
 

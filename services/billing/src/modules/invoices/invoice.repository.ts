@@ -193,6 +193,8 @@ const LINE_PROPERTIES = [
   'unitCode',
   'taxCategory',
   'taxExemptionReason',
+  'periodStart',
+  'periodEnd',
 ] as const satisfies readonly (keyof InvoiceLineRow)[];
 
 export const finalizedInvoicesUpdate = (db: QueryCreator<BillingDatabase>, tx: EntityManager, workspaceId: string, invoices: FinalizedBatch['invoices']) =>

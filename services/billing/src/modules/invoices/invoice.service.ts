@@ -26,10 +26,11 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
 
   return {
     /** A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see SelfRecordedWrite). */
-    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite) => {
+    /** `subscriptionId`: the subscription making the draft (billing's internal route for the subscriptions service). */
+    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite, subscriptionId: string | null = null) => {
       const moment = await workspaceMoment(deps, actor);
       const currency = body.currency ?? moment.account.defaultCurrency;
-      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now });
+      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscriptionId });
       const [customer, drafts] = await Promise.all([
         requireCustomer(catalog, actor, body.customer),
         resolveItems(catalog, actor, body.items, currency),

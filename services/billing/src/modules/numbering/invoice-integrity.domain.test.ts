@@ -12,6 +12,7 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   status: 'open',
   customer: 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887',
   customer_name: 'Müller GmbH',
+  subscription: null,
   currency: 'EUR',
   collection_method: 'send_invoice',
   issue_date: '2026-11-22',
@@ -102,6 +103,7 @@ describe('invoice integrity', () => {
       unit_code: 'C62',
       tax_category: 'S' as const,
       tax_exemption_reason: null,
+      period: null,
     };
     const withDiscount = (discount: unknown) => makeInvoice({ lines: { object: 'list', data: [{ ...line, discount } as Invoice['lines']['data'][number]] } });
     // Invoices finalized while responses carried both keys were hashed that way; verify must still match them.
@@ -146,6 +148,7 @@ describe('document version 1 (invoices finalized before issue #12)', () => {
     unit_code: 'C62',
     tax_category: 'S' as const,
     tax_exemption_reason: null,
+    period: null,
     ...overrides,
   });
   // The invoice as reads show it today: the old snapshots' new keys read as null, the lines carry their defaults.

@@ -18,7 +18,7 @@ export const GENESIS_CHAIN = '0'.repeat(64);
  * The document hashed has a version, stored per invoice (`snapshot_version`), so what an invoice
  * was hashed over never changes when the API grows: version 1 is the invoice as responses showed
  * it before the e-invoice fields (issue #12), version 2 adds them, version 3 adds the document's
- * language and service period. Each version names the keys it hashes, of the snapshots and lines
+ * language, its service period, the subscription that made it and each line's period. Each version names the keys it hashes, of the snapshots and lines
  * too, so a key the API adds later never changes what an earlier invoice was hashed over. Fields
  * derived on read (`tax_breakdown`, `einvoice`) are never hashed: they follow from the hashed lines.
  */
@@ -49,7 +49,7 @@ const FROZEN_FIELDS_V1 = [
 ] as const satisfies readonly (keyof Invoice)[];
 
 const FROZEN_FIELDS_V2 = [...FROZEN_FIELDS_V1, 'buyer_reference', 'purchase_order', 'delivery_date'] as const satisfies readonly (keyof Invoice)[];
-const FROZEN_FIELDS_V3 = [...FROZEN_FIELDS_V2, 'locale', 'service_period'] as const satisfies readonly (keyof Invoice)[];
+const FROZEN_FIELDS_V3 = [...FROZEN_FIELDS_V2, 'locale', 'service_period', 'subscription'] as const satisfies readonly (keyof Invoice)[];
 
 // What version 1 held of the snapshots and lines: the keys responses had then, and no others.
 const BUSINESS_SNAPSHOT_V1 = ['business_name', 'email', 'address', 'tax_id', 'payment_instructions', 'brand_color'] as const;
@@ -59,6 +59,7 @@ const LINE_V1 = ['id', 'object', 'price', 'product', 'description', 'quantity', 
 const BUSINESS_SNAPSHOT_V2 = [...BUSINESS_SNAPSHOT_V1, 'phone', 'contact_name', 'electronic_address', 'electronic_address_scheme', 'payment_account'] as const;
 const CUSTOMER_SNAPSHOT_V2 = [...CUSTOMER_SNAPSHOT_V1, 'electronic_address', 'electronic_address_scheme', 'buyer_reference'] as const;
 const LINE_V2 = [...LINE_V1, 'unit_code', 'tax_category', 'tax_exemption_reason'] as const;
+const LINE_V3 = [...LINE_V2, 'period'] as const;
 
 const pick = <T extends object>(value: T | null, keys: readonly (keyof T)[]) =>
   value === null ? null : Object.fromEntries(keys.map((key) => [key, value[key]]));
@@ -89,7 +90,7 @@ export const finalizedDocument = (invoice: Invoice, version: DocumentVersion) =>
     ...Object.fromEntries(fields.map((field) => [field, invoice[field]])),
     business_snapshot: pick(invoice.business_snapshot, BUSINESS_SNAPSHOT_V2),
     customer_snapshot: pick(invoice.customer_snapshot, CUSTOMER_SNAPSHOT_V2),
-    lines: invoice.lines.data.map((line) => ({ ...pick(line, LINE_V2), discount: hashedDiscount(line.discount) })),
+    lines: invoice.lines.data.map((line) => ({ ...pick(line, fields === FROZEN_FIELDS_V2 ? LINE_V2 : LINE_V3), discount: hashedDiscount(line.discount) })),
   };
 };
 

@@ -37,6 +37,8 @@ const legalInvoice = (locale: string): Invoice => {
   });
   return {
     ...invoice,
+    // A subscription's line states its own period (BG-26).
+    lines: { ...invoice.lines, data: invoice.lines.data.map((line, index) => (index === 0 ? { ...line, period: { start: '2026-10-01', end: '2026-10-31' } } : line)) },
     customer_snapshot: {
       ...invoice.customer_snapshot!,
       name: 'Landeshauptstadt Düsseldorf – Amt für Informations- und Kommunikationstechnik, Zentrale Rechnungseingangsstelle',
@@ -70,6 +72,7 @@ describe.each([
     expect(text).toContain(`${t('issue_date')} ${issueDate}`);
     expect(text).toContain(`${t('due_date')} ${dueDate}`);
     expect(text).toContain(words(`${t('service_period')} ${servicePeriod}`));
+    expect(text).toContain(words(t('line_period', { period: servicePeriod })));
     expect(text).toContain(words(`${t('total', { currency: 'EUR' })} ${total}`));
     expect(text).toContain(words(`${t('category_S')} ${rate19}`));
     expect(text).toContain(words(vat19));

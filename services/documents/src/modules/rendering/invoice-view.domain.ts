@@ -291,7 +291,7 @@ export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => 
   const lineViews = lines.map(
     (line): LineView => ({
       description: line.description,
-      period: null,
+      period: line.period ? t('line_period', { period: periodText(line.period, writer) }) : null,
       quantity: formats.decimal(line.quantity),
       unitPrice: money(line.unit_amount),
       discount: discountOf(line, writer),

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+
+// Line periods (EN 16931 BG-26) and the subscription an invoice was made by.
+describe('line periods and subscription invoices', () => {
+  let harness: BillingHarness;
+  let api: WorkspaceClient;
+  let customer: { id: string };
+  let price: { id: string };
+  const subscription = 'sub_0190f3e2c1b27a8e9d1f3c4b5a697887';
+
+  beforeAll(async () => {
+    harness = await startBillingHarness();
+    api = workspaceClient(harness.service);
+    const seed = catalogSeeder(harness, api.workspaceId);
+    customer = await seed.customer();
+    await api.call('PATCH', '/api/v1/account', { default_currency: 'EUR' });
+    const product = await seed.product();
+    price = await seed.price(product.id, { currency: 'EUR' });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('takes a period on ad-hoc and catalog lines, keeps it through finalization, and hashes it', async () => {
+    const period = { start: '2026-11-01', end: '2026-11-30' };
+    const created = await api.call('POST', '/api/v1/invoices', {
+      customer: customer.id,
+      items: [
+        { description: 'Hosting', unit_amount: 1_000, period },
+        { price: price.id, period: { start: '2026-11-15', end: '2026-11-15' } },
+        { description: 'Setup', unit_amount: 500 },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.subscription).toBeNull();
+    expect(created.body.data.lines.data.map((line: { period: unknown }) => line.period)).toEqual([period, { start: '2026-11-15', end: '2026-11-15' }, null]);
+    const id = created.body.data.id;
+    const finalized = await api.call('POST', `/api/v1/invoices/${id}/finalize`, undefined, { 'x-idempotency-key': randomUUID() });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body.data.lines.data[0].period).toEqual(period);
+    // Frozen: the hash covers the periods, and the chain verifies.
+    const verified = await api.call('GET', '/api/v1/numbering/verify');
+    expect(verified.body.data.verified).toBe(true);
+    await harness.sql('update billing.invoice_lines set period_end = ? where invoice_id = ? and position = 0', ['2026-11-29', id.replace(/^in_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')]);
+    const tampered = await api.call('GET', '/api/v1/numbering/verify');
+    expect(tampered.body.data.verified).toBe(false);
+  });
+
+  it('refuses a period that ends before it starts, changing nothing', async () => {
+    const response = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'Hosting', unit_amount: 1_000, period: { start: '2026-12-01', end: '2026-11-30' } }] });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([expect.objectContaining({ path: 'items.0.period.end' })]);
+  });
+
+  it('the internal route ties a keyed draft to its subscription, once per key', async () => {
+    const key = `${subscription}/2026-11-01/create`;
+    const body = { customer: customer.id, subscription, items: [{ price: price.id, period: { start: '2026-11-01', end: '2026-11-30' } }] };
+    const first = await api.call('POST', '/internal/v1/subscription-invoices', body, { 'x-idempotency-key': key });
+    const again = await api.call('POST', '/internal/v1/subscription-invoices', body, { 'x-idempotency-key': key });
+    expect(first.status).toBe(201);
+    expect(first.body.data).toMatchObject({ subscription, status: 'draft' });
+    expect(again.body.data.id).toBe(first.body.data.id);
+    const listed = await api.call('GET', '/api/v1/invoices?limit=100');
+    expect(listed.body.data.filter((invoice: { subscription: string | null }) => invoice.subscription === subscription)).toHaveLength(1);
+    // A client's own create cannot name a subscription.
+    const forged = await api.call('POST', '/api/v1/invoices', body, { 'x-idempotency-key': randomUUID() });
+    expect(forged.status).toBe(400);
+  });
+});

@@ -1,0 +1,4 @@
+import { runStandalone } from '@invoicing/service-kit';
+import { subscriptionsService } from './service.ts';
+
+await runStandalone(subscriptionsService);
