@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   deliveryAttempt: 'att',
   apiKey: 'key',
   workspace: 'ws',
+  message: 'msg',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -4,6 +4,7 @@ import { productOperations } from './catalog/products.ts';
 import { gatewayOperations } from './gateway.ts';
 import { accountOperations } from './billing/account.ts';
 import { invoiceOperations } from './billing/invoices.ts';
+import { messageOperations } from './billing/messages.ts';
 import { numberingOperations } from './billing/numbering.ts';
 import { documentOperations } from './documents/documents.ts';
 import { publicLinkOperations } from './documents/public-link.ts';
@@ -18,6 +19,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...invoiceOperations,
+  ...messageOperations,
   ...publicLinkOperations,
   ...documentOperations,
   ...numberingOperations,

@@ -10,6 +10,8 @@ import { invoiceService } from './modules/invoices/invoice.service.ts';
 import { payInvoice } from './modules/invoices/pay-invoice.ts';
 import { publicLinks } from './modules/invoices/public-link.ts';
 import { voidInvoice } from './modules/invoices/void-invoice.ts';
+import { registerMessageRoutes } from './modules/messages/message.routes.ts';
+import { messageService } from './modules/messages/message.service.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
@@ -48,6 +50,7 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
     void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
+  registerMessageRoutes(app, messageService(invoiceDeps, createCursorCodec(internalToken)));
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
   return app;

@@ -7,15 +7,17 @@ import { Migration20261203100000BlankTextToNull } from './migrations/Migration20
 import { Migration20261205100000IdempotencyRecords } from './migrations/Migration20261205100000IdempotencyRecords.ts';
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
+import { Migration20270120100000EmailDelivery } from './migrations/Migration20270120100000EmailDelivery.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
+import { EmailSuppressionEntity, MessageEntity } from './modules/messages/message.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, MessageEntity, EmailSuppressionEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -31,6 +33,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261205100000IdempotencyRecords', class: Migration20261205100000IdempotencyRecords },
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
+  { name: 'Migration20270120100000EmailDelivery', class: Migration20270120100000EmailDelivery },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

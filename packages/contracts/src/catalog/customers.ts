@@ -30,6 +30,9 @@ export const Customer = z
     electronic_address: z.string().nullable().describe('Where e-invoices are delivered (EN 16931 BT-49); e-invoices use `email` when null.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
     buyer_reference: z.string().nullable().describe('Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires.'),
+    email_status: z
+      .enum(['ok', 'bounced'])
+      .describe('`bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.'),
     deleted: z.boolean().describe('True once archived.'),
     created: Timestamp,
   })

@@ -2,6 +2,7 @@ import {
   EMAIL_ADDRESS_SCHEME,
   electronicAddressProblem,
   DEFAULT_CURRENCY,
+  DEFAULT_EMAIL_ATTACHMENTS,
   DEFAULT_NUMBER_FORMAT,
   DEFAULT_TIMEZONE,
   type Account,
@@ -33,6 +34,10 @@ export const defaultAccount = (workspaceId: string, now: Date): AccountRow => ({
   electronicAddressScheme: null,
   paymentAccount: null,
   pdfFormat: 'standard',
+  sendOnFinalize: false,
+  emailAttachments: [...DEFAULT_EMAIL_ATTACHMENTS],
+  reminderDays: [],
+  replyTo: null,
   createdAt: now,
   updatedAt: now,
 });
@@ -77,6 +82,11 @@ const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Dat
     ? { paymentAccount: patch.payment_account && { iban: patch.payment_account.iban, bic: patch.payment_account.bic ?? null, name: patch.payment_account.name ?? null } }
     : {}),
   ...(patch.pdf_format !== undefined ? { pdfFormat: patch.pdf_format } : {}),
+  // E-mail delivery settings.
+  ...(patch.send_on_finalize !== undefined ? { sendOnFinalize: patch.send_on_finalize } : {}),
+  ...(patch.email_attachments !== undefined ? { emailAttachments: patch.email_attachments } : {}),
+  ...(patch.reminder_days !== undefined ? { reminderDays: [...patch.reminder_days].sort((a, b) => a - b) } : {}),
+  ...(patch.reply_to !== undefined ? { replyTo: patch.reply_to } : {}),
   updatedAt: now,
 });
 
@@ -97,6 +107,11 @@ export const accountView = (row: AccountRow): Account => ({
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   payment_account: row.paymentAccount ?? null,
   pdf_format: row.pdfFormat ?? 'standard',
+  // E-mail delivery settings.
+  send_on_finalize: row.sendOnFinalize ?? false,
+  email_attachments: row.emailAttachments ?? [...DEFAULT_EMAIL_ATTACHMENTS],
+  reminder_days: row.reminderDays ?? [],
+  reply_to: row.replyTo ?? null,
 });
 
 /**

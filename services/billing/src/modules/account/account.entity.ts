@@ -1,4 +1,4 @@
-import type { Address, PaymentAccount, PdfFormat } from '@invoicing/contracts';
+import type { Address, AttachmentKind, PaymentAccount, PdfFormat } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const AccountEntity = defineEntity({
@@ -21,6 +21,11 @@ export const AccountEntity = defineEntity({
     electronicAddressScheme: p.text().nullable(),
     paymentAccount: p.json<PaymentAccount>().nullable(),
     pdfFormat: p.enum<readonly PdfFormat[]>(['standard', 'facturx']),
+    // E-mail delivery settings.
+    sendOnFinalize: p.boolean(),
+    emailAttachments: p.json<AttachmentKind[]>(),
+    reminderDays: p.json<number[]>(),
+    replyTo: p.text().nullable(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -20,6 +20,7 @@ const customer: Customer = {
   electronic_address: null,
   electronic_address_scheme: null,
   buyer_reference: 'PO-7',
+  email_status: 'ok',
   deleted: false,
   created: now.toISOString(),
 };

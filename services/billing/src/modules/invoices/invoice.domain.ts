@@ -234,6 +234,7 @@ export const newDraft = (
     voidedAt: null,
     voidReason: null,
     overdueEventAt: null,
+    lastReminderOn: null,
     createdAt: context.now,
     updatedAt: context.now,
   };

@@ -48,6 +48,8 @@ export const InvoiceEntity = defineEntity({
     voidedAt: p.datetime(3).nullable(),
     voidReason: p.text().nullable(),
     overdueEventAt: p.datetime(3).nullable(),
+    /** The local day of the last reminder e-mailed (reminder_days); null before the first. */
+    lastReminderOn: p.date().nullable(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

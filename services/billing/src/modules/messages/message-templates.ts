@@ -1,0 +1,194 @@
+import { minorUnitExponent, type Invoice, type MessageKind } from '@invoicing/contracts';
+import Handlebars from 'handlebars';
+import { amountStillToPay } from './message.domain.ts';
+
+/**
+ * The subject and body of an invoice e-mail and of a reminder, in plain text and HTML. Everything
+ * a person typed (names, the note, payment instructions) reaches only the body, escaped by
+ * Handlebars in the HTML; the subject is built from the invoice number and the seller's name,
+ * made safe for a header by `headerText`.
+ */
+export interface EmailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface EmailInput {
+  kind: MessageKind;
+  invoice: Invoice;
+  /** The sender's personal note, if any. */
+  note: string | null;
+  /** BCP 47 tag of the invoice; English when null. */
+  locale: string | null;
+}
+
+/**
+ * Text that goes into a header: no control characters (CR and LF end a header; the rest have no
+ * business there), whitespace collapsed, and `=?` broken up so that no part of it reads as an
+ * RFC 2047 encoded word that a mail reader would decode into something else. Nodemailer then
+ * encodes what is not ASCII itself.
+ */
+export const headerText = (value: string, max = 200): string => {
+  const flat = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/=\?/g, '= ?')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** Body text: line breaks kept (normalized), other control characters dropped. */
+const bodyText = (value: string): string =>
+  value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .trim();
+
+const formatMoney = (amount: number, currency: string, locale: string): string => {
+  const exponent = minorUnitExponent(currency);
+  // Minor units to the decimal string Intl takes exactly (no binary fraction on the way).
+  const sign = amount < 0 ? '-' : '';
+  const digits = String(Math.abs(amount)).padStart(exponent + 1, '0');
+  const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(
+    `${sign}${decimal}` as unknown as number,
+  );
+};
+
+const formatDate = (date: string, locale: string): string =>
+  new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+
+/** The words of one language. */
+interface Catalogue {
+  subjectInvoice: (v: { number: string; seller: string }) => string;
+  subjectReminder: (v: { number: string; seller: string }) => string;
+  greeting: (v: { customer: string }) => string;
+  invoiceIntro: (v: { number: string; issued: string; total: string }) => string;
+  reminderIntro: (v: { number: string; issued: string }) => string;
+  amountDue: string;
+  dueBy: (v: { date: string }) => string;
+  overdueSince: (v: { date: string }) => string;
+  viewOnline: string;
+  button: string;
+  howToPay: string;
+  attached: (v: { files: string }) => string;
+  closing: string;
+  reminderIgnore: string;
+}
+
+const english: Catalogue = {
+  subjectInvoice: ({ number, seller }) => `Invoice ${number} from ${seller}`,
+  subjectReminder: ({ number, seller }) => `Reminder: invoice ${number} from ${seller}`,
+  greeting: ({ customer }) => `Hello ${customer},`,
+  invoiceIntro: ({ number, issued, total }) => `here is invoice ${number} of ${issued} for ${total}.`,
+  reminderIntro: ({ number, issued }) => `this is a friendly reminder about invoice ${number} of ${issued}.`,
+  amountDue: 'Amount due',
+  dueBy: ({ date }) => `due by ${date}`,
+  overdueSince: ({ date }) => `was due on ${date}`,
+  viewOnline: 'You can view and download the invoice online:',
+  button: 'View invoice',
+  howToPay: 'How to pay',
+  attached: ({ files }) => `Attached: ${files}`,
+  closing: 'Kind regards,',
+  reminderIgnore: 'If you have already paid, please disregard this message.',
+};
+
+/** Catalogues by language; a language without one falls back to English. */
+const CATALOGUES: Record<string, Catalogue> = { en: english };
+
+const catalogueFor = (locale: string | null): { words: Catalogue; locale: string } => {
+  const tag = locale ?? 'en';
+  const language = tag.split('-')[0]!.toLowerCase();
+  const words = CATALOGUES[language];
+  return words ? { words, locale: tag } : { words: english, locale: 'en' };
+};
+
+const HTML = Handlebars.compile(
+  `<!doctype html>
+<html lang="{{lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>{{subject}}</title></head>
+<body style="margin:0;padding:0;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f5f7;padding:24px 0"><tr><td align="center">
+<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
+<tr><td style="background:{{brand}};padding:18px 28px;color:#ffffff;font-size:18px;font-weight:600">{{seller}}</td></tr>
+<tr><td style="padding:28px">
+{{#if note}}<p style="margin:0 0 20px;padding:12px 16px;background:#f6f8fa;border-left:3px solid {{brand}};white-space:pre-line">{{note}}</p>{{/if}}
+<p style="margin:0 0 12px">{{greeting}}</p>
+<p style="margin:0 0 20px">{{intro}}</p>
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border:1px solid #d0d7de;border-radius:6px;margin:0 0 20px">
+<tr><td style="padding:14px 16px;color:#57606a;font-size:13px">{{amountDueLabel}}</td><td align="right" style="padding:14px 16px;font-size:22px;font-weight:700">{{amount}}</td></tr>
+{{#if dueLine}}<tr><td colspan="2" style="padding:0 16px 14px;color:{{dueColor}};font-size:13px">{{dueLine}}</td></tr>{{/if}}
+</table>
+{{#if url}}<p style="margin:0 0 8px">{{viewOnline}}</p>
+<p style="margin:0 0 24px"><a href="{{url}}" style="display:inline-block;background:{{brand}};color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">{{button}}</a></p>{{/if}}
+{{#if instructions}}<p style="margin:0 0 4px;font-weight:600">{{howToPay}}</p><p style="margin:0 0 20px;white-space:pre-line">{{instructions}}</p>{{/if}}
+{{#if attachedLine}}<p style="margin:0 0 20px;color:#57606a;font-size:13px">{{attachedLine}}</p>{{/if}}
+{{#if ignore}}<p style="margin:0 0 20px;color:#57606a;font-size:13px">{{ignore}}</p>{{/if}}
+<p style="margin:0">{{closing}}<br>{{seller}}</p>
+</td></tr></table>
+{{#if url}}<p style="color:#8c959f;font-size:12px;margin:16px 0 0">{{url}}</p>{{/if}}
+</td></tr></table>
+</body></html>`,
+  { strict: true },
+);
+
+/** A colour that is safe in a style attribute: only the account's validated `#RRGGBB`, else a neutral blue. */
+const brandColour = (colour: string | null | undefined): string => (colour && /^#[0-9A-Fa-f]{6}$/.test(colour) ? colour : '#0B5CAD');
+
+/**
+ * The e-mail for one invoice. `amount` is what is still to be paid (after partial payments), not
+ * the total; the due line says when it is due, or since when it is overdue.
+ */
+export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attachmentNames: readonly string[] = []): EmailContent => {
+  const { words, locale: tag } = catalogueFor(locale);
+  const seller = headerText(invoice.business_snapshot?.business_name ?? invoice.customer_snapshot?.name ?? 'Invoice', 120);
+  const number = headerText(invoice.number ?? '', 64);
+  const customer = bodyText(invoice.customer_snapshot?.name ?? invoice.customer_name);
+  const amount = formatMoney(amountStillToPay(invoice), invoice.currency, tag);
+  const issued = formatDate(invoice.issue_date, tag);
+  const overdue = invoice.status === 'overdue';
+  const dueLine = invoice.due_date ? (overdue ? words.overdueSince({ date: formatDate(invoice.due_date, tag) }) : words.dueBy({ date: formatDate(invoice.due_date, tag) })) : '';
+  const subject = headerText(kind === 'reminder' ? words.subjectReminder({ number, seller }) : words.subjectInvoice({ number, seller }));
+  const intro = kind === 'reminder' ? words.reminderIntro({ number, issued }) : words.invoiceIntro({ number, issued, total: formatMoney(invoice.total, invoice.currency, tag) });
+  const instructions = invoice.business_snapshot?.payment_instructions ? bodyText(invoice.business_snapshot.payment_instructions) : '';
+  const cleanNote = note ? bodyText(note) : '';
+  const attachedLine = attachmentNames.length ? words.attached({ files: attachmentNames.join(', ') }) : '';
+  const ignore = kind === 'reminder' ? words.reminderIgnore : '';
+  const text = [
+    ...(cleanNote ? [cleanNote, ''] : []),
+    words.greeting({ customer }),
+    '',
+    intro,
+    '',
+    `${words.amountDue}: ${amount}${dueLine ? ` (${dueLine})` : ''}`,
+    '',
+    ...(invoice.public_url ? [words.viewOnline, invoice.public_url, ''] : []),
+    ...(instructions ? [`${words.howToPay}:`, instructions, ''] : []),
+    ...(attachedLine ? [attachedLine, ''] : []),
+    ...(ignore ? [ignore, ''] : []),
+    words.closing,
+    seller,
+  ].join('\n');
+  const html = HTML({
+    lang: tag,
+    subject,
+    brand: brandColour(invoice.business_snapshot?.brand_color),
+    seller,
+    note: cleanNote,
+    greeting: words.greeting({ customer }),
+    intro,
+    amountDueLabel: words.amountDue,
+    amount,
+    dueLine,
+    dueColor: overdue ? '#CF222E' : '#57606A',
+    url: invoice.public_url ?? '',
+    viewOnline: words.viewOnline,
+    button: words.button,
+    instructions,
+    howToPay: words.howToPay,
+    attachedLine,
+    ignore,
+    closing: words.closing,
+  });
+  return { subject, text, html };
+};
