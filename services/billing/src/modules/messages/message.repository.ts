@@ -10,10 +10,16 @@ export type ClaimedMessage = MessageRow & { lease: string };
 
 const sqlIn = (em: EntityManager) => sqlOf<BillingDatabase>(em);
 
+/** A queued message is due at once by the database's clock, the clock its claims compare with. */
+const messageColumns = (tx: EntityManager, row: MessageRow) => ({
+  ...entityColumns(tx, MessageEntity, row),
+  next_attempt_at: row.status === 'queued' ? sql<Date>`now()` : sql.lit(null),
+});
+
 export const messageRepository = (em: EntityManager) => ({
   /** Queues (or records as failed at once) one message, in the caller's transaction. */
   add: async (tx: EntityManager, row: MessageRow): Promise<void> => {
-    await sqlIn(tx).insertInto('messages').values(entityColumns(tx, MessageEntity, row)).execute();
+    await sqlIn(tx).insertInto('messages').values(messageColumns(tx, row)).execute();
   },
 
   /**
@@ -23,7 +29,7 @@ export const messageRepository = (em: EntityManager) => ({
   addReminder: async (tx: EntityManager, row: MessageRow): Promise<boolean> => {
     const inserted = await sqlIn(tx)
       .insertInto('messages')
-      .values(entityColumns(tx, MessageEntity, row))
+      .values(messageColumns(tx, row))
       .onConflict((oc) => oc.columns(['invoice_id', 'reminder_on']).where('kind', '=', sql.lit('reminder')).doNothing())
       .returning('id')
       .executeTakeFirst();
