@@ -21,7 +21,7 @@ export class Migration20270120100000EmailDelivery extends Migration {
       create table billing.messages (
         id uuid primary key,
         workspace_id uuid not null,
-        invoice_id uuid not null references billing.invoices (id),
+        invoice_id uuid not null,
         kind text not null check (kind in ('invoice', 'reminder')),
         to_addresses jsonb not null,
         cc_addresses jsonb not null,

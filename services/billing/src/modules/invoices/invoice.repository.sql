@@ -139,6 +139,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "last_reminder_on",
         "created_at",
         "updated_at"
       )
@@ -183,7 +184,8 @@ with
         $37,
         $38,
         $39,
-        $40
+        $40,
+        $41
       )
   ),
   "new_lines" as (
@@ -209,18 +211,18 @@ with
         "tax_exemption_reason"
       )
     values
-      ($41, $42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58)
+      ($42, $43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($59, $60, $61, $62, $63, $64, $65, $66)
+      ($60, $61, $62, $63, $64, $65, $66, $67)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($67, $68, $69, $70);
+  ($68, $69, $70, $71);
 
 with
   "new_records" as (
@@ -281,6 +283,7 @@ with
         "voided_at",
         "void_reason",
         "overdue_event_at",
+        "last_reminder_on",
         "created_at",
         "updated_at"
       )
@@ -323,8 +326,9 @@ with
       $43 as "voided_at",
       $44 as "void_reason",
       $45 as "overdue_event_at",
-      $46 as "created_at",
-      $47 as "updated_at"
+      $46 as "last_reminder_on",
+      $47 as "created_at",
+      $48 as "updated_at"
     from
       "new_records"
   ),
@@ -354,7 +358,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($48::jsonb) as "v" (
+      jsonb_to_recordset($49::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -379,14 +383,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $49 as "id",
-      $50 as "invoice_id",
-      $51 as "workspace_id",
-      $52 as "type",
-      $53 as "occurred_at",
-      $54 as "key_id",
-      $55 as "request_id",
-      $56 as "details"
+      $50 as "id",
+      $51 as "invoice_id",
+      $52 as "workspace_id",
+      $53 as "type",
+      $54 as "occurred_at",
+      $55 as "key_id",
+      $56 as "request_id",
+      $57 as "details"
     from
       "new_records"
   ),
@@ -394,10 +398,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $57 as "id",
-      $58 as "subject",
-      $59 as "envelope",
-      $60 as "trace_context"
+      $58 as "id",
+      $59 as "subject",
+      $60 as "envelope",
+      $61 as "trace_context"
     from
       "new_records"
   )
