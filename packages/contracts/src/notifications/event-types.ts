@@ -12,6 +12,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.voided',
   'invoice.overdue',
   'invoice.viewed',
+  'invoice.sent',
+  'invoice.reminder_sent',
+  'message.failed',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -26,6 +29,9 @@ export const SUBJECT_OF_EVENT_TYPE = {
   'invoice.voided': BILLING_SUBJECTS.invoiceVoided,
   'invoice.overdue': BILLING_SUBJECTS.invoiceOverdue,
   'invoice.viewed': DOCUMENTS_SUBJECTS.invoiceViewed,
+  'invoice.sent': BILLING_SUBJECTS.invoiceSent,
+  'invoice.reminder_sent': BILLING_SUBJECTS.invoiceReminderSent,
+  'message.failed': BILLING_SUBJECTS.messageFailed,
 } as const satisfies Record<WebhookEventType, string>;
 
 const EVENT_TYPE_OF_SUBJECT: ReadonlyMap<string, WebhookEventType> = new Map(

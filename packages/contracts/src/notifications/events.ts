@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvoiceEventData } from '../billing/events.ts';
+import { InvoiceEventData, MessageEventData } from '../billing/events.ts';
 import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -16,7 +16,9 @@ export const WebhookEvent = z
     object: z.literal('event'),
     type: WebhookEventType,
     created: Timestamp.describe('When it happened.'),
-    data: InvoiceEventData.describe('`object`: the invoice as it was at that moment, lines included.'),
+    data: z
+      .union([InvoiceEventData, MessageEventData])
+      .describe('`object`: the invoice as it was at that moment, lines included; for `message.failed`, the message.'),
   })
   .meta({ id: 'Event' });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -32,6 +32,7 @@ describe('customers', () => {
       electronic_address: null,
       electronic_address_scheme: null,
       buyer_reference: null,
+      email_status: 'ok',
       deleted: false,
       created: expect.stringMatching(ISO_MS_UTC),
     });

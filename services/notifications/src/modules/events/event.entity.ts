@@ -1,4 +1,4 @@
-import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
+import type { WebhookEvent, WebhookEventType } from '@invoicing/contracts';
 import { WEBHOOK_EVENT_TYPES } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
@@ -11,7 +11,7 @@ export const EventEntity = defineEntity({
     workspaceId: p.uuid(),
     type: p.enum<readonly WebhookEventType[]>(WEBHOOK_EVENT_TYPES),
     created: p.datetime(3),
-    data: p.json<InvoiceEventData>(),
+    data: p.json<WebhookEvent['data']>(),
     receivedAt: p.datetime(3).defaultRaw('now()'),
     /** The id of the request the event came from (the envelope's correlation_id). */
     correlationId: p.text().nullable(),

@@ -1,4 +1,4 @@
-import type { InvoiceEventData, WebhookEventType } from '@invoicing/contracts';
+import type { WebhookEvent, WebhookEventType } from '@invoicing/contracts';
 import { entityColumns, newestFirstPage, nowPlus, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
@@ -19,7 +19,7 @@ export interface IncomingEvent {
   correlationId: string;
   type: WebhookEventType;
   created: Date;
-  data: InvoiceEventData;
+  data: WebhookEvent['data'];
 }
 
 export const eventRepository = (em: EntityManager) => ({

@@ -1,4 +1,4 @@
-import { EventEnvelope, eventTypeOfSubject, InvoiceEventData } from '@invoicing/contracts';
+import { EventEnvelope, eventTypeOfSubject, InvoiceEventData, MessageEventData } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { eventRepository } from './event.repository.ts';
 
@@ -22,8 +22,9 @@ export const recordEvent = ({ em, firstAttemptInS, announce, onRejected }: Recor
   if (!envelope.success) return onRejected('(unknown)', `not an event envelope: ${envelope.error.message}`);
   const type = eventTypeOfSubject(envelope.data.type);
   if (type === undefined) return;
-  const data = InvoiceEventData.safeParse(envelope.data.data);
-  if (!data.success) return onRejected(envelope.data.type, `data is not { object: <invoice> }: ${data.error.message}`);
+  // `message.failed` carries the message; every other type the invoice.
+  const data = type === 'message.failed' ? MessageEventData.safeParse(envelope.data.data) : InvoiceEventData.safeParse(envelope.data.data);
+  if (!data.success) return onRejected(envelope.data.type, `data is not { object: <${type === 'message.failed' ? 'message' : 'invoice'}> }: ${data.error.message}`);
   const { deliveries } = await eventRepository(em.fork()).recordWithDeliveries(
     { id: envelope.data.id, workspaceId: envelope.data.workspace_id, correlationId: envelope.data.correlation_id, type, created: new Date(envelope.data.occurred_at), data: data.data },
     firstAttemptInS,
