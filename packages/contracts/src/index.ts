@@ -1,6 +1,7 @@
 export * from './scopes.ts';
 export * from './errors.ts';
 export * from './currencies.ts';
+export * from './locales.ts';
 export * from './ids.ts';
 export * from './common.ts';
 export * from './operation.ts';
