@@ -83,7 +83,7 @@ describe('reminders', () => {
     const parsed = await simpleParser(eml);
     expect(parsed.messageId).toBe(`<${sent[0].id}@localhost>`);
     expect(parsed.to).toMatchObject({ value: [{ address: 'payer@buyer.example' }] });
-    expect(parsed.text).toContain('Amount due: €500.00 (was due on December 10, 2026)');
+    expect(parsed.text).toContain('Amount due: €500.00 (was due on Dec 10, 2026)');
     expect(parsed.html).toContain('€500.00');
 
     await api.call('PATCH', '/api/v1/account', { reminder_days: [-3, 0, 7, 30] });

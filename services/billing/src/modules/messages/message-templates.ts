@@ -1,5 +1,7 @@
-import { minorUnitExponent, type Invoice, type MessageKind } from '@invoicing/contracts';
+import { canonicalLocale, type Invoice, type MessageKind } from '@invoicing/contracts';
+import { formatsFor } from '@invoicing/i18n';
 import Handlebars from 'handlebars';
+import { emailMessages } from './email-messages.ts';
 import { amountStillToPay } from './message.domain.ts';
 
 /**
@@ -45,64 +47,8 @@ const bodyText = (value: string): string =>
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
     .trim();
 
-const formatMoney = (amount: number, currency: string, locale: string): string => {
-  const exponent = minorUnitExponent(currency);
-  // Minor units to the decimal string Intl takes exactly (no binary fraction on the way).
-  const sign = amount < 0 ? '-' : '';
-  const digits = String(Math.abs(amount)).padStart(exponent + 1, '0');
-  const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
-  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(
-    `${sign}${decimal}` as unknown as number,
-  );
-};
-
-const formatDate = (date: string, locale: string): string =>
-  new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
-
-/** The words of one language. */
-interface Catalogue {
-  subjectInvoice: (v: { number: string; seller: string }) => string;
-  subjectReminder: (v: { number: string; seller: string }) => string;
-  greeting: (v: { customer: string }) => string;
-  invoiceIntro: (v: { number: string; issued: string; total: string }) => string;
-  reminderIntro: (v: { number: string; issued: string }) => string;
-  amountDue: string;
-  dueBy: (v: { date: string }) => string;
-  overdueSince: (v: { date: string }) => string;
-  viewOnline: string;
-  button: string;
-  howToPay: string;
-  attached: (v: { files: string }) => string;
-  closing: string;
-  reminderIgnore: string;
-}
-
-const english: Catalogue = {
-  subjectInvoice: ({ number, seller }) => `Invoice ${number} from ${seller}`,
-  subjectReminder: ({ number, seller }) => `Reminder: invoice ${number} from ${seller}`,
-  greeting: ({ customer }) => `Hello ${customer},`,
-  invoiceIntro: ({ number, issued, total }) => `here is invoice ${number} of ${issued} for ${total}.`,
-  reminderIntro: ({ number, issued }) => `this is a friendly reminder about invoice ${number} of ${issued}.`,
-  amountDue: 'Amount due',
-  dueBy: ({ date }) => `due by ${date}`,
-  overdueSince: ({ date }) => `was due on ${date}`,
-  viewOnline: 'You can view and download the invoice online:',
-  button: 'View invoice',
-  howToPay: 'How to pay',
-  attached: ({ files }) => `Attached: ${files}`,
-  closing: 'Kind regards,',
-  reminderIgnore: 'If you have already paid, please disregard this message.',
-};
-
-/** Catalogues by language; a language without one falls back to English. */
-const CATALOGUES: Record<string, Catalogue> = { en: english };
-
-const catalogueFor = (locale: string | null): { words: Catalogue; locale: string } => {
-  const tag = locale ?? 'en';
-  const language = tag.split('-')[0]!.toLowerCase();
-  const words = CATALOGUES[language];
-  return words ? { words, locale: tag } : { words: english, locale: 'en' };
-};
+/** The invoice's locale as stored (canonical), or English; a tag we cannot write in falls back to English. */
+const localeFor = (locale: string | null): string => (locale && canonicalLocale(locale)) || 'en';
 
 const HTML = Handlebars.compile(
   `<!doctype html>
@@ -140,33 +86,36 @@ const brandColour = (colour: string | null | undefined): string => (colour && /^
  * the total; the due line says when it is due, or since when it is overdue.
  */
 export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attachmentNames: readonly string[] = []): EmailContent => {
-  const { words, locale: tag } = catalogueFor(locale);
+  const tag = localeFor(locale);
+  const t = emailMessages(tag);
+  const formats = formatsFor(tag);
   const seller = headerText(invoice.business_snapshot?.business_name ?? invoice.customer_snapshot?.name ?? 'Invoice', 120);
   const number = headerText(invoice.number ?? '', 64);
   const customer = bodyText(invoice.customer_snapshot?.name ?? invoice.customer_name);
-  const amount = formatMoney(amountStillToPay(invoice), invoice.currency, tag);
-  const issued = formatDate(invoice.issue_date, tag);
+  const amount = formats.money(amountStillToPay(invoice), invoice.currency);
+  const issued = formats.date(invoice.issue_date);
   const overdue = invoice.status === 'overdue';
-  const dueLine = invoice.due_date ? (overdue ? words.overdueSince({ date: formatDate(invoice.due_date, tag) }) : words.dueBy({ date: formatDate(invoice.due_date, tag) })) : '';
-  const subject = headerText(kind === 'reminder' ? words.subjectReminder({ number, seller }) : words.subjectInvoice({ number, seller }));
-  const intro = kind === 'reminder' ? words.reminderIntro({ number, issued }) : words.invoiceIntro({ number, issued, total: formatMoney(invoice.total, invoice.currency, tag) });
+  const dueLine = invoice.due_date ? t(overdue ? 'overdue_since' : 'due_by', { date: formats.date(invoice.due_date) }) : '';
+  const subject = headerText(t(kind === 'reminder' ? 'subject_reminder' : 'subject_invoice', { number, seller }));
+  const intro = kind === 'reminder' ? t('reminder_intro', { number, issued }) : t('invoice_intro', { number, issued, total: formats.money(invoice.total, invoice.currency) });
+  const greeting = t('greeting', { customer });
   const instructions = invoice.business_snapshot?.payment_instructions ? bodyText(invoice.business_snapshot.payment_instructions) : '';
   const cleanNote = note ? bodyText(note) : '';
-  const attachedLine = attachmentNames.length ? words.attached({ files: attachmentNames.join(', ') }) : '';
-  const ignore = kind === 'reminder' ? words.reminderIgnore : '';
+  const attachedLine = attachmentNames.length ? t('attached', { files: attachmentNames.join(', ') }) : '';
+  const ignore = kind === 'reminder' ? t('reminder_ignore') : '';
   const text = [
     ...(cleanNote ? [cleanNote, ''] : []),
-    words.greeting({ customer }),
+    greeting,
     '',
     intro,
     '',
-    `${words.amountDue}: ${amount}${dueLine ? ` (${dueLine})` : ''}`,
+    `${t('amount_due')}: ${amount}${dueLine ? ` (${dueLine})` : ''}`,
     '',
-    ...(invoice.public_url ? [words.viewOnline, invoice.public_url, ''] : []),
-    ...(instructions ? [`${words.howToPay}:`, instructions, ''] : []),
+    ...(invoice.public_url ? [t('view_online'), invoice.public_url, ''] : []),
+    ...(instructions ? [`${t('how_to_pay')}:`, instructions, ''] : []),
     ...(attachedLine ? [attachedLine, ''] : []),
     ...(ignore ? [ignore, ''] : []),
-    words.closing,
+    t('closing'),
     seller,
   ].join('\n');
   const html = HTML({
@@ -175,20 +124,20 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
     brand: brandColour(invoice.business_snapshot?.brand_color),
     seller,
     note: cleanNote,
-    greeting: words.greeting({ customer }),
+    greeting,
     intro,
-    amountDueLabel: words.amountDue,
+    amountDueLabel: t('amount_due'),
     amount,
     dueLine,
     dueColor: overdue ? '#CF222E' : '#57606A',
     url: invoice.public_url ?? '',
-    viewOnline: words.viewOnline,
-    button: words.button,
+    viewOnline: t('view_online'),
+    button: t('button'),
     instructions,
-    howToPay: words.howToPay,
+    howToPay: t('how_to_pay'),
     attachedLine,
     ignore,
-    closing: words.closing,
+    closing: t('closing'),
   });
   return { subject, text, html };
 };
