@@ -16,6 +16,7 @@ export const IDEMPOTENCY_KEYED: Readonly<Record<string, 'required' | 'optional'>
   "POST /api/v1/invoices/{id}/finalize": "required",
   "POST /api/v1/invoices/{id}/pay": "required",
   "POST /api/v1/invoices/{id}/void": "required",
+  "POST /api/v1/invoices/{id}/send": "required",
   "POST /api/v1/invoices/{id}/public_link/rotate": "optional",
   "PATCH /api/v1/account": "optional",
   "POST /api/v1/webhook_endpoints": "optional",
