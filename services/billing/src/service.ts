@@ -68,7 +68,8 @@ export const billingService = defineService({
       publicUrlBase: config.PUBLIC_URL_BASE,
       from: parseMailFrom(config.MAIL_FROM),
       schedule: config.MAIL_RETRY_SCHEDULE,
-      timeoutMs: Math.max(config.MAIL_TIMEOUT_MS, config.DOCUMENTS_TIMEOUT_MS),
+      // Documents, then SMTP, each within its deadline, and time to record the outcome.
+      leaseMs: config.DOCUMENTS_TIMEOUT_MS + config.MAIL_TIMEOUT_MS + 5_000,
       concurrency: config.MAIL_CONCURRENCY,
       pollMs: config.MAIL_POLL_MS,
       announce,

@@ -140,7 +140,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       pageOfInvoice: (messages) => messages.pageOfInvoice(INVOICE, { created: NOW, id: MESSAGE }, 10),
       claimDue: (messages) => messages.claimDue(10, 60_000),
       markRetry: (messages) => messages.markRetry(claimedMessage, '451 4.2.1 Mailbox busy', 60),
-      markSent: (messages, em) => em.transactional((tx) => messages.markSent(tx, claimedMessage, message.attachments)),
+      markSent: (messages) => messages.markSent(claimedMessage, message.attachments, event),
       markFailed: (messages, em) => em.transactional((tx) => messages.markFailed(tx, claimedMessage, '550 5.1.1 No such user', true)),
       suppressedAmong: (messages) => messages.suppressedAmong(WORKSPACE, ['billing@mueller.example']),
       suppress: (messages, em) => em.transactional((tx) => messages.suppress(tx, WORKSPACE, ['billing@mueller.example'], MESSAGE, '550 5.1.1 No such user')),

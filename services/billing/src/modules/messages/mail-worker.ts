@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../../shared/actor.ts';
 import { localDateOf } from '../../shared/clock.ts';
-import { addBillingEvent } from '../../shared/events.ts';
+import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
@@ -28,8 +28,8 @@ export interface MailWorkerOptions {
   from: { name: string; address: string };
   /** `MAIL_RETRY_SCHEDULE`: seconds before each attempt after a temporary refusal. */
   schedule: readonly number[];
-  /** Deadline of one delivery (documents and SMTP); a claim's lease outlasts it. */
-  timeoutMs: number;
+  /** How long a claim holds a message: longer than fetching its documents and sending it may take. */
+  leaseMs: number;
   concurrency: number;
   pollMs: number;
   /** Tells the outbox relay that events wait. */
@@ -38,7 +38,6 @@ export interface MailWorkerOptions {
   log: FastifyBaseLogger;
 }
 
-const LEASE_MARGIN_MS = 15_000;
 const BACKOFF = { firstMs: 250, maxMs: 30_000 };
 
 /** `Invoices <invoices@example.com>` or `invoices@example.com`, split. */
@@ -84,7 +83,7 @@ export class MailWorker {
   async #claimAndSend(): Promise<boolean> {
     const free = this.#options.concurrency - this.#inFlight.size;
     if (free <= 0) return false;
-    const claimed = await messageRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.timeoutMs * 2 + LEASE_MARGIN_MS);
+    const claimed = await messageRepository(this.#options.orm.em.fork()).claimDue(free, this.#options.leaseMs);
     for (const message of claimed) this.#track(this.#deliver(message));
     return claimed.length > 0 && claimed.length === free;
   }
@@ -133,6 +132,9 @@ export class MailWorker {
       html: content.html,
       attachments,
     };
+    // Everything the record of success needs is made before sending, so nothing but one statement follows the server's answer.
+    const sentAttachments: MessageAttachment[] = attachments.map((each) => ({ filename: each.filename, content_type: each.contentType, size: each.content.length }));
+    const sentEvent = billingEvent(claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent, { object: invoice }, system, clock.now());
     const startedAt = Date.now();
     const result = await this.#options.transport.send(mail);
     const logFields = {
@@ -145,14 +147,13 @@ export class MailWorker {
       latency_ms: Date.now() - startedAt,
     };
     if (result.outcome === 'sent') {
-      const sentAttachments: MessageAttachment[] = attachments.map((each) => ({ filename: each.filename, content_type: each.contentType, size: each.content.length }));
-      const permanentlyRefused = result.refused.filter((each) => each.permanent).map((each) => each.address);
-      await em.fork().transactional(async (tx) => {
-        if (!(await messageRepository(tx).markSent(tx, claimed, sentAttachments))) return;
-        const subject = claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent;
-        await addBillingEvent(tx, subject, { object: invoice }, system, clock.now());
-        await this.#suppress(tx, claimed, system, permanentlyRefused, 'refused while the other recipients were accepted');
-      });
+      // Recorded at once, in one statement: a crash from here to its commit sends the message again (same Message-ID).
+      if (await messages.markSent(claimed, sentAttachments, sentEvent)) {
+        const permanentlyRefused = result.refused.filter((each) => each.permanent).map((each) => each.address);
+        if (permanentlyRefused.length > 0) {
+          await em.fork().transactional((tx) => this.#suppress(tx, claimed, system, permanentlyRefused, 'refused while the other recipients were accepted'));
+        }
+      }
       this.#options.announce();
       if (result.file) this.#options.log.info({ ...logFields, outcome: 'written', path: result.file }, `e-mail written to ${result.file} (SMTP_URL is unset)`);
       else this.#options.log.info({ ...logFields, outcome: 'sent', refused: result.refused.length }, 'e-mail delivery attempted');

@@ -132,25 +132,44 @@ where
   and "status" = 'queued';
 
 -- markSent
-begin;
-
-update "billing"."messages"
-set
-  "status" = 'sent',
-  "attempts" = "attempts" + 1,
-  "attachments" = $1,
-  "error" = null,
-  "lease" = null,
-  "next_attempt_at" = null,
-  "sent_at" = now()
-where
-  "id" = $2
-  and "lease" = $3
-  and "status" = 'queued'
-returning
-  "id";
-
-commit;
+with
+  "moved" as (
+    update "billing"."messages"
+    set
+      "status" = 'sent',
+      "attempts" = "attempts" + 1,
+      "attachments" = $1,
+      "error" = null,
+      "lease" = null,
+      "next_attempt_at" = null,
+      "sent_at" = now()
+    where
+      "id" = $2
+      and "lease" = $3
+      and "status" = 'queued'
+    returning
+      "id"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $4 as "id",
+      $5 as "subject",
+      $6 as "envelope",
+      $7 as "trace_context"
+    from
+      "moved"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "moved"
+      from
+        "moved"
+    ) as integer
+  ) as "moved";
 
 -- markFailed
 begin;

@@ -1,5 +1,5 @@
-import type { MessageAttachment } from '@invoicing/contracts';
-import { entityColumns, entityRows, nowPlus, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import type { EventEnvelope, MessageAttachment } from '@invoicing/contracts';
+import { entityColumns, entityRows, insertOnlyWith, nowPlus, outboxColumns, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
@@ -74,25 +74,35 @@ export const messageRepository = (em: EntityManager) => ({
     return entityRows(em, MessageEntity, rows) as ClaimedMessage[];
   },
 
-  /** The message went out: `sent`, with what it carried. Only the lease holder moves it; false when another took it over. */
-  markSent: async (tx: EntityManager, claimed: ClaimedMessage, attachments: MessageAttachment[]): Promise<boolean> => {
-    const moved = await sqlIn(tx)
-      .updateTable('messages')
-      .set((eb) => ({
-        status: sql.lit('sent'),
-        attempts: eb('attempts', '+', sql.lit(1)),
-        attachments: entityColumns(tx, MessageEntity, { attachments }).attachments!,
-        error: sql.lit(null),
-        lease: sql.lit(null),
-        next_attempt_at: sql.lit(null),
-        sent_at: sql<Date>`now()`,
-      }))
-      .where('id', '=', claimed.id)
-      .where('lease', '=', claimed.lease)
-      .where('status', '=', sql.lit('queued'))
-      .returning('id')
-      .executeTakeFirst();
-    return moved !== undefined;
+  /**
+   * The message went out: `sent`, with what it carried, and its event, in one statement (no
+   * transaction around it), so the moment between the server's acceptance and this record, where a
+   * process that dies would send the message again, is one round trip. Only the lease holder moves
+   * it; false when another took it over (then no event either).
+   */
+  markSent: async (claimed: ClaimedMessage, attachments: MessageAttachment[], event: EventEnvelope): Promise<boolean> => {
+    const { moved } = await sqlIn(em)
+      .with('moved', (db) =>
+        db
+          .updateTable('messages')
+          .set((eb) => ({
+            status: sql.lit('sent'),
+            attempts: eb('attempts', '+', sql.lit(1)),
+            attachments: entityColumns(em, MessageEntity, { attachments }).attachments!,
+            error: sql.lit(null),
+            lease: sql.lit(null),
+            next_attempt_at: sql.lit(null),
+            sent_at: sql<Date>`now()`,
+          }))
+          .where('id', '=', claimed.id)
+          .where('lease', '=', claimed.lease)
+          .where('status', '=', sql.lit('queued'))
+          .returning('id'),
+      )
+      .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'moved', outboxColumns(em, { envelope: event, traceContext: null })))
+      .selectNoFrom((eb) => [eb.cast<number>(eb.selectFrom('moved').select((moved) => moved.fn.countAll().as('moved')), 'integer').as('moved')])
+      .executeTakeFirstOrThrow();
+    return moved > 0;
   },
 
   /** A temporary refusal: tried again in `retryInS` seconds, the reason kept. */
