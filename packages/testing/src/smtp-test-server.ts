@@ -78,9 +78,11 @@ export class SmtpTestServer {
           }
           // Logged, then answered, then parsed: the server takes no longer to say 250 than a real one would.
           const raw = Buffer.concat(chunks);
-          this.#log(raw, session);
+          // The session's envelope is reset once answered: read it first.
+          const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((rcpt) => rcpt.address) };
+          this.#log(raw, envelope.to);
           callback();
-          void this.#keep(raw, session);
+          void this.#keep(raw, envelope);
         });
       },
     });
@@ -98,13 +100,13 @@ export class SmtpTestServer {
   }
 
   /** Appended before the 250 answer: a message the client sees accepted is always in the log. */
-  #log(raw: Buffer, session: SMTPServerSession): void {
+  #log(raw: Buffer, to: string[]): void {
     if (!this.#options.logFile) return;
     const head = raw.subarray(0, raw.indexOf('\r\n\r\n') + 1 || raw.length).toString('utf8');
     const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*(?:\\r\\n[ \\t].*)*)`, 'im').exec(head)?.[1]?.replace(/\r\n[ \t]+/g, ' ').trim() ?? null;
     const line: ReceivedLogLine = {
       message_id: header('Message-ID'),
-      to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+      to,
       subject: header('Subject'),
       size: raw.length,
       received_at: new Date().toISOString(),
@@ -113,13 +115,13 @@ export class SmtpTestServer {
   }
 
   /** Parsed for the tests that read what arrived (in-process); a server with a log file keeps only the log. */
-  async #keep(raw: Buffer, session: SMTPServerSession): Promise<void> {
+  async #keep(raw: Buffer, envelope: { from: string; to: string[] }): Promise<void> {
     if (this.#options.logFile) return;
     const parsed = await simpleParser(raw);
     this.received.push({
       messageId: parsed.messageId ?? null,
-      envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-      envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+      envelopeFrom: envelope.from,
+      envelopeTo: envelope.to,
       raw: raw.toString('utf8'),
       parsed,
       receivedAt: new Date().toISOString(),
