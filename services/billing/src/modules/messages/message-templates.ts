@@ -58,8 +58,8 @@ const HTML = Handlebars.compile(
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
 <tr><td style="background:{{brand}};padding:18px 28px;color:#ffffff;font-size:18px;font-weight:600">{{seller}}</td></tr>
 <tr><td style="padding:28px">
-{{#if note}}<p style="margin:0 0 20px;padding:12px 16px;background:#f6f8fa;border-left:3px solid {{brand}};white-space:pre-line">{{note}}</p>{{/if}}
 <p style="margin:0 0 12px">{{greeting}}</p>
+{{#if note}}<p style="margin:0 0 16px;white-space:pre-line">{{note}}</p>{{/if}}
 <p style="margin:0 0 20px">{{intro}}</p>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border:1px solid #d0d7de;border-radius:6px;margin:0 0 20px">
 <tr><td style="padding:14px 16px;color:#57606a;font-size:13px">{{amountDueLabel}}</td><td align="right" style="padding:14px 16px;font-size:22px;font-weight:700">{{amount}}</td></tr>
@@ -103,10 +103,11 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
   const cleanNote = note ? bodyText(note) : '';
   const attachedLine = attachmentNames.length ? t('attached', { files: attachmentNames.join(', ') }) : '';
   const ignore = kind === 'reminder' ? t('reminder_ignore') : '';
+  // The sender's own words come right after the greeting, before the invoice's particulars.
   const text = [
-    ...(cleanNote ? [cleanNote, ''] : []),
     greeting,
     '',
+    ...(cleanNote ? [cleanNote, ''] : []),
     intro,
     '',
     `${t('amount_due')}: ${amount}${dueLine ? ` (${dueLine})` : ''}`,
