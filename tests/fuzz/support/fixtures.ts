@@ -67,7 +67,8 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   await created(api('POST', `/api/v1/invoices/${paid.id}/pay`, { payment_reference: 'bank transfer' }), 'pay');
   await created(api('POST', `/api/v1/invoices/${voided.id}/void`, { reason: 'duplicate' }), 'void');
   const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
-  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, endpoint.id]) addId(ids, id);
+  const message = await created(api('POST', `/api/v1/invoices/${open.id}/send`, { to: ['one@example.com'], attachments: [] }), 'message');
+  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, endpoint.id, message.id]) addId(ids, id);
   // Events reach notifications through the bus: wait until some have arrived.
   const deadline = Date.now() + 15_000;
   let events: { id: string }[] = [];
@@ -98,5 +99,9 @@ export const collectionPrefixes = async (api: JsonApi, listPaths: readonly strin
     const id: unknown = status === 200 ? body?.data?.[0]?.id : undefined;
     if (typeof id === 'string') prefixes.set(path, id.slice(0, id.lastIndexOf('_')));
   }
+  // Messages are listed per invoice only (`/invoices/:id/messages`): their prefix comes from there.
+  const invoice: unknown = (await api('GET', '/api/v1/invoices?status=open&limit=1')).body?.data?.[0]?.id;
+  const message: unknown = typeof invoice === 'string' ? (await api('GET', `/api/v1/invoices/${invoice}/messages?limit=1`)).body?.data?.[0]?.id : undefined;
+  if (typeof message === 'string') prefixes.set('/api/v1/messages', message.slice(0, message.lastIndexOf('_')));
   return prefixes;
 };
