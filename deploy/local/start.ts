@@ -72,7 +72,16 @@ const main = async (): Promise<number> => {
     const definitions = SERVICES.map(({ definition }) => definition);
     const gateway = { host: settings.HOST, port: settings.PORT };
     const environment = serviceEnvironment(
-      { gateway, inherited, databaseUrl: database.url, internalToken: generateInternalToken(), logLevel: settings.LOG_LEVEL, natsUrl: settings.NATS_URL },
+      {
+        gateway,
+        inherited,
+        databaseUrl: database.url,
+        internalToken: generateInternalToken(),
+        logLevel: settings.LOG_LEVEL,
+        natsUrl: settings.NATS_URL,
+        // Without SMTP_URL, e-mails are written under the data folder, beside the database.
+        extraEnv: { MAIL_DIR: inherited.MAIL_DIR ?? join(settings.DATA_DIR, 'mail') },
+      },
       names.filter((name) => name !== GATEWAY).map((name) => [name, portOf(name)] as const),
     );
     const bus = await connectEventBus(settings, 'local', (error, context) => say(`event bus (${context}): ${String(error)}`));

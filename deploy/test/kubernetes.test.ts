@@ -10,7 +10,7 @@ const RENDERED = {
   production: renderKustomization(join(KUBERNETES, 'overlays', 'production')),
 };
 /** Settings that carry credentials (REDIS_URL may hold a password): only ever from a Secret. */
-const SECRET_SETTINGS = ['DATABASE_URL', 'INTERNAL_TOKEN', 'WEBHOOK_SECRETS_KEY', 'REDIS_URL'];
+const SECRET_SETTINGS = ['DATABASE_URL', 'INTERNAL_TOKEN', 'WEBHOOK_SECRETS_KEY', 'REDIS_URL', 'SMTP_URL'];
 
 interface EnvVar {
   name: string;

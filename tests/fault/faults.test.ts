@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '@invoicing/testing';
 import pg from 'pg';
 import { createInvoicingClient } from '@invoicing/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNothingLostOrDoubled } from './support/expectations.ts';
 import { startFaultPlatform, type FaultPlatform } from './support/fault-platform.ts';
+import { SmtpServerProcess } from './support/smtp-process.ts';
 import { repeatUntil, runLifecycles, type LifecycleRun } from './support/lifecycles.ts';
 import { formatFigures, listAllInvoices, reconcile } from './support/reconcile.ts';
 import { dueMonthlyStarts, formatSubscriptionFigures, pastStartDate, reconcileSubscriptions, type PlannedSubscription } from './support/subscriptions.ts';
@@ -15,16 +20,34 @@ import { prepareWorkspace, type FaultWorkspace } from './support/workspace.ts';
 // whole platform costs seconds, and two fault runs at once would disturb each other.
 let platform: FaultPlatform;
 let receiver: WebhookReceiver;
+let smtp: SmtpServerProcess;
+let smtpDir: string;
 let scenarioStart = 0;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  platform = await startFaultPlatform();
+  // A real SMTP server of its own process, which a scenario kills; its log of accepted messages is a file.
+  smtpDir = await mkdtemp(join(tmpdir(), 'fault-smtp-'));
+  smtp = await SmtpServerProcess.launch(await freePort(), join(smtpDir, 'received.jsonl'));
+  platform = await startFaultPlatform({
+    extraEnv: {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Invoices <invoices@fault.example>',
+      // Temporary failures (the server away, a dropped connection) are retried for about 40 s.
+      MAIL_RETRY_SCHEDULE: '0,1,1,2,2,3,3,4,4,5,5,5',
+      MAIL_TIMEOUT_MS: '5000',
+      DOCUMENTS_TIMEOUT_MS: '5000',
+      MAIL_POLL_MS: '200',
+      SEND_RATE_LIMIT_MAX: '1000000',
+    },
+  });
 });
 
 afterAll(async () => {
   await platform?.stop();
   await receiver?.close();
+  await smtp?.stop();
+  if (smtpDir) await rm(smtpDir, { recursive: true, force: true });
 });
 
 /** Starts a scenario on a whole platform: whatever an earlier one left dead is started again first. */
@@ -87,6 +110,20 @@ const randomBetween = (low: number, high: number) => low + Math.random() * (high
 
 /** The invoices subscriptions made in the workspace. */
 const listAllInvoicesOf = async (api: FaultWorkspace['api']) => (await listAllInvoices(api)).filter((invoice) => invoice.subscription !== null);
+/** Runs `work` over `items`, at most `concurrency` at a time, like that many clients. */
+const asClients = async <T, R>(concurrency: number, items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> => {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
+};
 
 describe('faults: nothing is lost or doubled', () => {
   it('300 invoice lifecycles by 8 clients while billing is SIGKILLed and restarted', { timeout: 240_000 }, async () => {
@@ -586,5 +623,114 @@ describe('faults: nothing is lost or doubled', () => {
       errors: [],
     });
     expect(figures.expected).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('200 e-mail sends while billing (which sends them) and the SMTP server are SIGKILLed and restarted: every message delivered, with one Message-ID each', { timeout: 300_000 }, async () => {
+    const scenario = 'email-kills';
+    const workspace = await beginScenario(scenario);
+    const { api } = workspace;
+    const requested = 200;
+    await api.PATCH('/api/v1/customers/{id}', { params: { path: { id: workspace.customer } }, body: { email: 'accounts@buyer.example' } });
+    // The invoices first, without faults: what is under test is their e-mail.
+    const invoiceIds = (
+      await asClients(8, Array.from({ length: requested }, (_, index) => index), async (index) => {
+        const created = await api.POST('/api/v1/invoices', {
+          params: { header: { 'Idempotency-Key': randomUUID() } },
+          body: { customer: workspace.customer, currency: 'EUR', notes: `${workspace.marker}#${index}`, items: [{ description: 'Consulting', unit_amount: 12_000, quantity: 2 }] },
+        });
+        const id = created.data!.data.id;
+        await api.POST('/api/v1/invoices/{id}/finalize', { params: { path: { id }, header: { 'Idempotency-Key': randomUUID() } } });
+        return id;
+      })
+    ).filter((id): id is string => typeof id === 'string');
+    expect(invoiceIds).toHaveLength(requested);
+
+    const database = new pg.Client({ connectionString: platform.databaseUrl });
+    await database.connect();
+    const countsByStatus = async () =>
+      Object.fromEntries(
+        (await database.query<{ status: string; count: string }>('select status, count(*) as count from billing.messages where workspace_id = $1 group by status', [workspace.workspaceId])).rows.map(
+          (row) => [row.status, Number(row.count)],
+        ),
+      ) as Record<string, number>;
+    const started = Date.now();
+    const errors: { invoice: string; status: number }[] = [];
+    // Each send once, retried by the client under its key until answered; then until nothing is queued.
+    const sendingAndDelivery = (async () => {
+      await asClients(8, invoiceIds, async (id) => {
+        const sent = await api.POST('/api/v1/invoices/{id}/send', { params: { path: { id }, header: { 'Idempotency-Key': `send-${id}` } }, body: {} });
+        if (sent.response.status !== 202) errors.push({ invoice: id, status: sent.response.status });
+      });
+      const deadline = Date.now() + 150_000;
+      while (Date.now() < deadline) {
+        const counts = await countsByStatus().catch(() => ({}) as Record<string, number>);
+        if ((counts.sent ?? 0) + (counts.failed ?? 0) >= requested && !counts.queued) return;
+        await delay(250);
+      }
+    })();
+    let billingKills = 0;
+    let smtpKills = 0;
+    // Alternately, at random moments: billing (its mail worker with it), then the SMTP server.
+    await repeatUntil(sendingAndDelivery, () => randomBetween(1_000, 2_500), 6, async (round) => {
+      if (round % 2 === 0) {
+        await platform.killAndRestart('billing');
+        billingKills += 1;
+      } else {
+        await smtp.killAndRestart();
+        smtpKills += 1;
+      }
+    });
+    await sendingAndDelivery;
+    const deliveredIn = Date.now() - started;
+
+    // Reconciled over the API: one message per invoice, sent; and against the server's log.
+    const messages = await asClients(8, invoiceIds, async (id) => (await api.GET('/api/v1/invoices/{id}/messages', { params: { path: { id } } })).data?.data ?? []);
+    const all = messages.flat();
+    const expectedIds = new Set(all.map((message) => `<${message.id}@fault.example>`));
+    const log = smtp.received();
+    const timesDelivered = new Map<string, number>();
+    for (const line of log) if (line.message_id) timesDelivered.set(line.message_id, (timesDelivered.get(line.message_id) ?? 0) + 1);
+    const figures = {
+      requested,
+      messages: all.length,
+      invoices_with_one_message: messages.filter((each) => each.length === 1).length,
+      sent: all.filter((message) => message.status === 'sent').length,
+      failed: all.filter((message) => message.status === 'failed').length,
+      delivered: [...expectedIds].filter((id) => timesDelivered.has(id)).length,
+      missing: [...expectedIds].filter((id) => !timesDelivered.has(id)).length,
+      delivered_twice: [...timesDelivered.values()].filter((times) => times > 1).length,
+      unknown_in_log: [...timesDelivered.keys()].filter((id) => id.endsWith('@fault.example>') && !expectedIds.has(id)).length,
+      attempts: all.reduce((sum, message) => sum + message.attempts, 0),
+      with_pdf: all.filter((message) => message.attachments.length === 1 && message.attachments[0]!.size > 1000).length,
+      client_errors: errors.length,
+    };
+    const counts = await countsByStatus();
+    await database.end();
+    console.log(
+      `[fault] ${scenario}: ${Object.entries(figures)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ')} log_lines=${log.length} duration=${(deliveredIn / 1000).toFixed(1)}s billing_kills=${billingKills} smtp_kills=${smtpKills} by_status=${JSON.stringify(counts)}`,
+    );
+    expect(figures).toEqual({
+      requested,
+      messages: requested,
+      invoices_with_one_message: requested,
+      sent: requested,
+      failed: 0,
+      delivered: requested,
+      missing: 0,
+      delivered_twice: figures.delivered_twice,
+      unknown_in_log: 0,
+      attempts: figures.attempts,
+      with_pdf: requested,
+      client_errors: 0,
+    });
+    // At least once: a message goes out twice, with its one Message-ID (a reader's mail client shows
+    // it once), only when billing dies between the server's acceptance of its last byte and the
+    // statement that records it; each death can repeat at most the MAIL_CONCURRENCY (4) messages in flight.
+    expect(figures.delivered_twice).toBeLessThanOrEqual(billingKills * 4);
+    expect(billingKills).toBeGreaterThanOrEqual(3);
+    expect(smtpKills).toBeGreaterThanOrEqual(3);
+    expectNoUnexpectedExit();
   });
 });

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { createTestDatabase, freePort, NatsServerProcess, natsUrl } from '@invoicing/testing';
 import { createInvoicingClient, type InvoicingClient } from '@invoicing/client';
 import { mintApiKey, type MintedKey } from '../../deploy/local/operator.ts';
@@ -55,7 +57,8 @@ export const startSystem = async ({ services, env = {}, ownNats = false, logLeve
     ...(onLogLine ? { sink: onLogLine } : {}),
     natsUrl: nats?.url ?? natsUrl(),
     inherited,
-    extraEnv: env,
+    // Messages sent without SMTP_URL are written here rather than under the repository's .data.
+    extraEnv: { MAIL_DIR: join(tmpdir(), 'invoicing-test-mail'), ...env },
   }).catch(async (error: unknown) => {
     await nats?.dispose();
     await database.drop();

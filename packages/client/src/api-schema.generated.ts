@@ -413,6 +413,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail an invoice
+         * @description Queues a `message` to the customer (or `to`), sent over SMTP with the attachments chosen, a subject and body in the invoice language, the public link and `Reply-To` the account’s `reply_to`. The message is delivered at least once with one `Message-ID`; temporary refusals are retried, a permanent one fails it and suppresses the address. A draft or void invoice: 409 `invalid_state`; no recipient at all: 400.
+         */
+        post: operations["sendInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An invoice's e-mails, newest first */
+        get: operations["listInvoiceMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/messages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a message */
+        get: operations["retrieveMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{id}/public_link/rotate": {
         parameters: {
             query?: never;
@@ -1169,6 +1223,29 @@ export interface components {
             /** @description True: at the end of the current period (its invoice stands); default false: now, with no further invoice. */
             at_period_end?: boolean;
         };
+        /**
+         * @example {
+         *       "to": [
+         *         "accounts@buyer.example"
+         *       ],
+         *       "cc": [],
+         *       "message": "Thank you for your order.",
+         *       "attachments": [
+         *         "pdf",
+         *         "xrechnung_cii"
+         *       ]
+         *     }
+         */
+        SendInvoiceBody: {
+            /** @description Recipients; default: the customer's `email` (none at all: 400). */
+            to?: string[];
+            /** @description Copies; default none. */
+            cc?: string[];
+            /** @description A personal note placed above the invoice summary in the body (never in a header). */
+            message?: string;
+            /** @description What to attach; default: the account's `email_attachments` (`["pdf"]` unless changed). */
+            attachments?: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+        };
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             business_name?: string | null;
@@ -1227,6 +1304,11 @@ export interface components {
              * @enum {string}
              */
             einvoice_required?: "none" | "en16931" | "xrechnung";
+            send_on_finalize?: boolean;
+            email_attachments?: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+            reminder_days?: number[];
+            /** @description An email address; null clears it. */
+            reply_to?: string | null;
         };
         /** @description Replaces the whole payment account; null removes it. */
         PaymentAccountInput: {
@@ -1250,7 +1332,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled")[];
+            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
         };
@@ -1267,7 +1349,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled")[];
+            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed")[];
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
             /**
@@ -1293,7 +1375,7 @@ export interface components {
             types?: components["schemas"]["WebhookEventType"][];
         };
         /** @enum {string} */
-        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled";
+        WebhookEventType: "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed";
         RedeliverEventBody: {
             /**
              * @description Only to this endpoint; default: every enabled endpoint that receives the type.
@@ -1340,6 +1422,11 @@ export interface components {
              * @example de-DE
              */
             preferred_locale: string | null;
+            /**
+             * @description `bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.
+             * @enum {string}
+             */
+            email_status: "ok" | "bounced";
             /** @description True once archived. */
             deleted: boolean;
             /**
@@ -2035,6 +2122,37 @@ export interface components {
             price: string;
             quantity: number;
         };
+        Message: {
+            /** @example msg_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "message";
+            /** @description `in_` ID. */
+            invoice: string;
+            /** @enum {string} */
+            kind: "invoice" | "reminder";
+            to: string[];
+            cc: string[];
+            subject: string;
+            attachments: components["schemas"]["MessageAttachment"][];
+            /** @enum {string} */
+            status: "queued" | "sent" | "failed";
+            /** @description Why it failed (`suppressed`, or the SMTP answer); the last temporary refusal while it is retried. */
+            error: string | null;
+            attempts: number;
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
+        };
+        MessageAttachment: {
+            filename: string;
+            content_type: string;
+            /** @description Bytes; 0 until the message is sent. */
+            size: number;
+        };
         /**
          * @example {
          *       "object": "numbering",
@@ -2168,6 +2286,14 @@ export interface components {
              * @enum {string}
              */
             einvoice_required: "none" | "en16931" | "xrechnung";
+            /** @description E-mail the invoice to the customer when it is finalized (default false). */
+            send_on_finalize: boolean;
+            /** @description What an e-mail attaches when a send names nothing (default `["pdf"]`). */
+            email_attachments: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+            /** @description Days relative to the due date (-30..365; -3 is three days before) on which a reminder goes to the customer while the invoice is open or overdue. */
+            reminder_days: number[];
+            /** @description `Reply-To` of every e-mail; null: none. */
+            reply_to: string | null;
         };
         WebhookEndpoint: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -2269,7 +2395,7 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created: string;
-            /** @description `object`: the invoice as it was at that moment, lines included (`invoice.*`), or the subscription (`subscription.*`). */
+            /** @description `object`: the invoice as it was at that moment, lines included (`invoice.*`), the subscription (`subscription.*`), or the message (`message.failed`). */
             data: components["schemas"]["WebhookEventData"];
         };
         InvoiceEventData: {
@@ -2278,7 +2404,10 @@ export interface components {
         SubscriptionEventData: {
             object: components["schemas"]["Subscription"];
         };
-        WebhookEventData: components["schemas"]["InvoiceEventData"] | components["schemas"]["SubscriptionEventData"];
+        MessageEventData: {
+            object: components["schemas"]["Message"];
+        };
+        WebhookEventData: components["schemas"]["InvoiceEventData"] | components["schemas"]["SubscriptionEventData"] | components["schemas"]["MessageEventData"];
         DeliveryAttempt: {
             /** @example att_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -5635,6 +5764,296 @@ export interface operations {
             };
             /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. The service that owns the write records its outcome in the same transaction as the write, so a retry after a timeout, a 503 or a lost connection never makes a second effect: it gets the original response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "accounts@buyer.example"
+                 *       ],
+                 *       "cc": [],
+                 *       "message": "Thank you for your order.",
+                 *       "attachments": [
+                 *         "pdf",
+                 *         "xrechnung_cii"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendInvoiceBody"];
+            };
+        };
+        responses: {
+            /** @description The queued message. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key header required. */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInvoiceMessages: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100; default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retrieveMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in the workspace of the key. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

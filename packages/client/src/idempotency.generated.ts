@@ -22,6 +22,7 @@ export const IDEMPOTENCY_KEYED: Readonly<Record<string, 'required' | 'optional'>
   "POST /api/v1/subscriptions": "required",
   "PATCH /api/v1/subscriptions/{id}": "optional",
   "POST /api/v1/subscriptions/{id}/cancel": "optional",
+  "POST /api/v1/invoices/{id}/send": "required",
   "POST /api/v1/invoices/{id}/public_link/rotate": "optional",
   "PATCH /api/v1/account": "optional",
   "POST /api/v1/webhook_endpoints": "optional",

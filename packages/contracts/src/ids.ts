@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   payment: 'pay',
   bankStatement: 'bst',
   bankStatementEntry: 'bse',
+  message: 'msg',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

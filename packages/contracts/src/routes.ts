@@ -4,6 +4,7 @@ import { productOperations } from './catalog/products.ts';
 import { gatewayOperations } from './gateway.ts';
 import { accountOperations } from './billing/account.ts';
 import { invoiceOperations } from './billing/invoices.ts';
+import { messageOperations } from './billing/messages.ts';
 import { numberingOperations } from './billing/numbering.ts';
 import { paymentOperations } from './billing/payments.ts';
 import { bankStatementOperations } from './billing/bank-statements.ts';
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...paymentOperations,
   ...bankStatementOperations,
   ...subscriptionOperations,
+  ...messageOperations,
   ...publicLinkOperations,
   ...documentOperations,
   ...numberingOperations,

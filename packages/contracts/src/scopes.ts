@@ -9,6 +9,7 @@ export const SCOPES = [
   'invoices:read',
   'invoices:write',
   'invoices:finalize',
+  'invoices:send',
   'payments:write',
   'webhooks:read',
   'webhooks:write',

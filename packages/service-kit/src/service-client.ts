@@ -129,7 +129,79 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
     return { ok: true, status: statusCode, data: parsed.data };
   };
 
-  return { get, send, close: () => pool.close() };
+
+  /**
+   * A document (a PDF, an XML file) as bytes, with its media type and the file name of its
+   * `Content-Disposition`; undefined for a 404. Failures as `get`'s; a document larger than
+   * `maxBytes` is refused (`DocumentTooLargeError`) without reading it all, and a 4xx other than
+   * 404 is a `DocumentRefusedError` carrying the service's problem detail.
+   */
+  const getDocument = async (path: string, caller: Caller | SystemCaller, maxBytes: number): Promise<FetchedDocument | undefined> => {
+    let response: Awaited<ReturnType<typeof pool.request>>;
+    try {
+      const headers: Record<string, string> = {
+        [INTERNAL_HEADERS.token]: internalToken,
+        ...('workspaceId' in caller ? { [INTERNAL_HEADERS.workspaceId]: caller.workspaceId, [INTERNAL_HEADERS.apiKeyId]: caller.apiKeyId } : {}),
+        [INTERNAL_HEADERS.requestId]: caller.requestId,
+      };
+      injectTraceHeaders(headers);
+      response = await pool.request({ method: 'GET', path, headers, signal: AbortSignal.timeout(timeoutMs) });
+    } catch {
+      throw unavailable(`The ${name} service did not answer; retry later.`);
+    }
+    const { statusCode, body, headers } = response;
+    if (statusCode === 404) {
+      await body.dump();
+      return undefined;
+    }
+    if (statusCode >= 500) {
+      await body.dump();
+      throw unavailable(`The ${name} service is unavailable; retry later.`);
+    }
+    if (statusCode !== 200) {
+      const problem = (await body.json().catch(() => ({}))) as { detail?: unknown };
+      throw new DocumentRefusedError(`${name} answered GET ${path} with ${statusCode}: ${typeof problem.detail === 'string' ? problem.detail : 'no detail'}`);
+    }
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await body.dump();
+      throw new DocumentTooLargeError(`GET ${path} is ${declared} bytes, more than ${maxBytes}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          body.destroy();
+          throw new DocumentTooLargeError(`GET ${path} is more than ${maxBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (error) {
+      if (error instanceof DocumentTooLargeError) throw error;
+      throw unavailable(`The ${name} service broke off its answer; retry later.`);
+    }
+    const disposition = String(headers['content-disposition'] ?? '');
+    const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+    return { contentType: String(headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim(), filename, bytes: Buffer.concat(chunks) };
+  };
+
+
+  return { get, send, getDocument, close: () => pool.close() };
 };
 
 export type ServiceClient = ReturnType<typeof createServiceClient>;
+
+/** A document fetched from another service. */
+export interface FetchedDocument {
+  contentType: string;
+  /** From its `Content-Disposition`, if it named one. */
+  filename: string | null;
+  bytes: Buffer;
+}
+
+/** The other service refused the document (a 4xx other than 404): asking again gives the same answer. */
+export class DocumentRefusedError extends Error {}
+/** The document is larger than the caller takes. */
+export class DocumentTooLargeError extends Error {}

@@ -12,6 +12,8 @@ import { invoiceService } from './modules/invoices/invoice.service.ts';
 import { payInvoice } from './modules/invoices/pay-invoice.ts';
 import { publicLinks } from './modules/invoices/public-link.ts';
 import { voidInvoice } from './modules/invoices/void-invoice.ts';
+import { registerMessageRoutes } from './modules/messages/message.routes.ts';
+import { messageService } from './modules/messages/message.service.ts';
 import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts';
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import { registerPaymentRoutes } from './modules/payments/payment.routes.ts';
@@ -54,6 +56,7 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
   });
   registerPaymentRoutes(app, paymentsService(invoiceDeps));
   registerBankStatementRoutes(app, bankStatementsService(invoiceDeps, createCursorCodec(internalToken)));
+  registerMessageRoutes(app, messageService(invoiceDeps, createCursorCodec(internalToken)));
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
   return app;

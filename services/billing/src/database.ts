@@ -8,11 +8,13 @@ import { Migration20261205100000IdempotencyRecords } from './migrations/Migratio
 import { Migration20261210100000EinvoiceFields } from './migrations/Migration20261210100000EinvoiceFields.ts';
 import { Migration20261225100000InvoicesByStatus } from './migrations/Migration20261225100000InvoicesByStatus.ts';
 import { Migration20270110000000Payments } from './migrations/Migration20270110000000Payments.ts';
+import { Migration20270120100000EmailDelivery } from './migrations/Migration20270120100000EmailDelivery.ts';
 import { Migration20270130000000SubscriptionsAndLinePeriods } from './migrations/Migration20270130000000SubscriptionsAndLinePeriods.ts';
 import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
+import { EmailSuppressionEntity, MessageEntity } from './modules/messages/message.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
 import { PaymentEntity } from './modules/payments/payment.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
@@ -20,7 +22,7 @@ import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -37,6 +39,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261210100000EinvoiceFields', class: Migration20261210100000EinvoiceFields },
   { name: 'Migration20261225100000InvoicesByStatus', class: Migration20261225100000InvoicesByStatus },
   { name: 'Migration20270110000000Payments', class: Migration20270110000000Payments },
+  { name: 'Migration20270120100000EmailDelivery', class: Migration20270120100000EmailDelivery },
   { name: 'Migration20270130000000SubscriptionsAndLinePeriods', class: Migration20270130000000SubscriptionsAndLinePeriods },
   { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
 ];

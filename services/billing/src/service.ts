@@ -4,6 +4,9 @@ import { loadConfig } from './config.ts';
 import { BILLING_SCHEMA, openBillingDatabase } from './database.ts';
 import { OverdueSweep } from './modules/invoices/overdue-sweep.ts';
 import { catalogReader } from './shared/catalog.ts';
+import { emlFileTransport, smtpTransport } from './modules/messages/mail-transport.ts';
+import { MailWorker, parseMailFrom } from './modules/messages/mail-worker.ts';
+import { ReminderSweep } from './modules/messages/reminder-sweep.ts';
 
 /**
  * Billing as its hosts run it (alone, beside the other services on one bus, or in its tests): the
@@ -23,13 +26,27 @@ export const billingService = defineService({
       internalToken: config.INTERNAL_TOKEN,
       timeoutMs: config.CATALOG_TIMEOUT_MS,
     });
+    const documentsClient = createServiceClient({
+      baseUrl: config.DOCUMENTS_URL,
+      name: 'documents',
+      internalToken: config.INTERNAL_TOKEN,
+      timeoutMs: config.DOCUMENTS_TIMEOUT_MS,
+      connections: 4,
+    });
+    const transport = config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_TIMEOUT_MS) : emlFileTransport(config.MAIL_DIR);
+    // A commit that queued messages also wakes the mail worker, as it wakes the outbox relay.
+    const announceAll = () => {
+      announce();
+      mailWorker.nudge();
+    };
+    const catalog = catalogReader(catalogClient);
     const app = buildApp({
       orm,
       internalToken: config.INTERNAL_TOKEN,
-      catalog: catalogReader(catalogClient),
+      catalog,
       clock,
       publicUrlBase: config.PUBLIC_URL_BASE,
-      announce,
+      announce: announceAll,
       checkReadiness,
       logger,
       idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
@@ -43,7 +60,40 @@ export const billingService = defineService({
       announce,
       onError: (error) => app.log.error({ err: error }, 'overdue sweep failed; it runs again at the next interval'),
     });
-    return { app, sweep, workers: [sweep], closeAfterWorkers: [catalogClient] };
+    const mailWorker = new MailWorker({
+      orm,
+      transport,
+      documents: documentsClient,
+      clock,
+      publicUrlBase: config.PUBLIC_URL_BASE,
+      from: parseMailFrom(config.MAIL_FROM),
+      schedule: config.MAIL_RETRY_SCHEDULE,
+      // Documents, then SMTP, each within its deadline, and time to record the outcome.
+      leaseMs: config.DOCUMENTS_TIMEOUT_MS + config.MAIL_TIMEOUT_MS + 5_000,
+      concurrency: config.MAIL_CONCURRENCY,
+      pollMs: config.MAIL_POLL_MS,
+      announce,
+      onError: (error) => app.log.error({ err: error }, 'mail worker: the message stays queued and is tried again'),
+      log: app.log,
+    });
+    const reminders = new ReminderSweep({
+      orm,
+      clock,
+      catalog,
+      publicUrlBase: config.PUBLIC_URL_BASE,
+      intervalMs: config.REMINDER_SWEEP_INTERVAL_MS,
+      announce: announceAll,
+      onError: (error) => app.log.error({ err: error }, 'reminder sweep failed; it runs again at the next interval'),
+    });
+    app.log.info({ mail: transport.describe }, config.SMTP_URL ? 'e-mail goes over SMTP' : 'SMTP_URL is unset: e-mails are written as .eml files');
+    return {
+      app,
+      sweep,
+      mailWorker,
+      reminders,
+      workers: [sweep, reminders, mailWorker],
+      closeAfterWorkers: [catalogClient, documentsClient, { close: async () => transport.close() }],
+    };
   },
 });
 

@@ -12,6 +12,11 @@ import type { InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
 import { newDraft, totalsColumns } from '../src/modules/invoices/invoice.domain.ts';
 import { invoiceRepository } from '../src/modules/invoices/invoice.repository.ts';
 import { OverdueSweep } from '../src/modules/invoices/overdue-sweep.ts';
+import { messageRepository, type ClaimedMessage } from '../src/modules/messages/message.repository.ts';
+import type { MessageRow } from '../src/modules/messages/message.entity.ts';
+import { ReminderSweep } from '../src/modules/messages/reminder-sweep.ts';
+import { catalogReader } from '../src/shared/catalog.ts';
+import { createServiceClient } from '@invoicing/service-kit';
 import { numberingRepository } from '../src/modules/numbering/numbering.repository.ts';
 import type { TimelineEntryRow } from '../src/modules/timeline/timeline.entity.ts';
 import { timelineRepository } from '../src/modules/timeline/timeline.repository.ts';
@@ -93,6 +98,30 @@ const statementEntry: BankStatementEntryRow = {
 };
 const keyedWrites = (orm: MikroORM) => new KeyedWrites({ orm, schema: BILLING_SCHEMA, ttlHours: 24 });
 
+const MESSAGE = '00000000-0000-4000-8000-000000000008';
+const message: MessageRow = {
+  id: MESSAGE,
+  workspaceId: WORKSPACE,
+  invoiceId: INVOICE,
+  kind: 'invoice',
+  toAddresses: ['billing@mueller.example'],
+  ccAddresses: [],
+  subject: 'Invoice INV-2026-0001 from Seller GmbH',
+  note: null,
+  attachmentKinds: ['pdf'],
+  attachments: [{ filename: 'Invoice-INV-2026-0001.pdf', content_type: 'application/pdf', size: 0 }],
+  reminderOn: null,
+  status: 'queued',
+  error: null,
+  attempts: 0,
+  lease: null,
+  nextAttemptAt: NOW,
+  correlationId: 'req-1',
+  sentAt: null,
+  createdAt: NOW,
+};
+const claimedMessage: ClaimedMessage = { ...message, lease: '00000000-0000-4000-8000-000000000009' };
+
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
   folder: 'services/billing',
   database: { schema: BILLING_SCHEMA, open: openBillingDatabase },
@@ -172,6 +201,33 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       seriesWithCounts: (numbering) => numbering.seriesWithCounts(WORKSPACE),
       internalGaps: (numbering) => numbering.internalGaps(WORKSPACE),
       seriesPage: (numbering) => numbering.seriesPage(WORKSPACE, SERIES.format, SERIES.period, 0, 100),
+    }),
+    repositoryExamples('src/modules/messages/message.repository.sql', 'messageRepository (message.repository.ts)', messageRepository, {
+      add: (messages, em) => em.transactional((tx) => messages.add(tx, message)),
+      addReminder: (messages, em) => em.transactional((tx) => messages.addReminder(tx, { ...message, id: '00000000-0000-4000-8000-00000000000a', kind: 'reminder', reminderOn: '2026-11-26' })),
+      findInWorkspace: (messages) => messages.findInWorkspace(WORKSPACE, MESSAGE),
+      pageOfInvoice: (messages) => messages.pageOfInvoice(INVOICE, { created: NOW, id: MESSAGE }, 10),
+      claimDue: (messages) => messages.claimDue(10, 60_000),
+      markRetry: (messages) => messages.markRetry(claimedMessage, '451 4.2.1 Mailbox busy', 60),
+      markSent: (messages) => messages.markSent(claimedMessage, message.attachments, event),
+      markFailed: (messages, em) => em.transactional((tx) => messages.markFailed(tx, claimedMessage, '550 5.1.1 No such user', true)),
+      suppressedAmong: (messages) => messages.suppressedAmong(WORKSPACE, ['billing@mueller.example']),
+      suppress: (messages, em) => em.transactional((tx) => messages.suppress(tx, WORKSPACE, ['billing@mueller.example'], MESSAGE, '550 5.1.1 No such user')),
+      markSeenBounced: (messages) => messages.markSeenBounced(WORKSPACE, 'billing@mueller.example'),
+      liftSeenBounced: (messages) => messages.liftSeenBounced(WORKSPACE, 'billing@mueller.example'),
+    }),
+    moduleExamples('src/modules/messages/reminder-sweep.sql', 'ReminderSweep (reminder-sweep.ts)', {
+      sweepOnce: (_, orm) =>
+        new ReminderSweep({
+          orm,
+          clock: systemClock,
+          // Never called here: the example's database has no invoice with a reminder due.
+          catalog: catalogReader(createServiceClient({ baseUrl: 'http://127.0.0.1:9', name: 'catalog', internalToken: 'x'.repeat(32), timeoutMs: 100 })),
+          publicUrlBase: 'http://localhost:8080',
+          intervalMs: 60_000,
+          announce: () => {},
+          onError: () => {},
+        }).sweepOnce(),
     }),
     moduleExamples('src/modules/invoices/overdue-sweep.sql', 'OverdueSweep (overdue-sweep.ts)', {
       sweepOnce: (_, orm) =>

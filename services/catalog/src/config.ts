@@ -1,9 +1,10 @@
-import { keyedWriteSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
+import { eventBusSettings, keyedWriteSettings, parseConfig, port, serviceSettings } from '@invoicing/service-kit';
 import { z } from 'zod';
 
 export const Settings = z.object({
   PORT: port(3101),
   ...serviceSettings,
+  ...eventBusSettings,
   ...keyedWriteSettings,
 });
 export type CatalogConfig = z.infer<typeof Settings>;

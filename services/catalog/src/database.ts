@@ -3,6 +3,7 @@ import { Migration20261123000000CreateCatalog } from './migrations/Migration2026
 import { Migration20261203000000BlankTextToNull } from './migrations/Migration20261203000000BlankTextToNull.ts';
 import { Migration20261205000000IdempotencyRecords } from './migrations/Migration20261205000000IdempotencyRecords.ts';
 import { Migration20261210000000CustomerEinvoiceFields } from './migrations/Migration20261210000000CustomerEinvoiceFields.ts';
+import { Migration20270120000000CustomerEmailStatus } from './migrations/Migration20270120000000CustomerEmailStatus.ts';
 import { Migration20270140000000CustomerPreferredLocale } from './migrations/Migration20270140000000CustomerPreferredLocale.ts';
 import { CustomerEntity } from './modules/customers/customer.entity.ts';
 import { PriceEntity } from './modules/prices/price.entity.ts';
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261203000000BlankTextToNull', class: Migration20261203000000BlankTextToNull },
   { name: 'Migration20261205000000IdempotencyRecords', class: Migration20261205000000IdempotencyRecords },
   { name: 'Migration20261210000000CustomerEinvoiceFields', class: Migration20261210000000CustomerEinvoiceFields },
+  { name: 'Migration20270120000000CustomerEmailStatus', class: Migration20270120000000CustomerEmailStatus },
   { name: 'Migration20270140000000CustomerPreferredLocale', class: Migration20270140000000CustomerPreferredLocale },
 ];
 

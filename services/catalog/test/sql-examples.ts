@@ -42,6 +42,7 @@ export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
         customers.add(customer);
         return em.flush();
       },
+      markEmailBounced: (customers) => customers.markEmailBounced(WORKSPACE, 'billing@mueller.example'),
     }),
     repositoryExamples('src/modules/products/product.repository.sql', 'productRepository (product.repository.ts)', productRepository, {
       findInWorkspace: (products) => products.findInWorkspace(WORKSPACE, PRODUCT),

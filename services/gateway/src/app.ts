@@ -12,7 +12,7 @@ import { authenticationHook } from './modules/api-keys/authentication.hook.ts';
 import { KeyLookupBudget } from './modules/api-keys/key-lookup-budget.ts';
 import { releaseUnsettledClaim } from './modules/idempotency/idempotency.hooks.ts';
 import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
-import { registerRateLimits } from './modules/rate-limits/rate-limits.ts';
+import { registerRateLimits, sendRateLimit } from './modules/rate-limits/rate-limits.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
 import { createForwarder } from './modules/routing/forwarder.ts';
 import { registerOperationRoutes } from './modules/routing/operation.routes.ts';
@@ -104,7 +104,8 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
   });
   const keyLookups = new KeyLookupBudget({ max: config.PUBLIC_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
-  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, guardWrite: writeGuardHook(idempotency), releaseUnsettledKey: releaseUnsettledClaim(idempotency) };
+  const limitSends = sendRateLimit(app, { perWorkspace: config.SEND_RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  const guards = { authenticate: authenticationHook(keys, keyLookups), limitRate, limitSends, guardWrite: writeGuardHook(idempotency), releaseUnsettledKey: releaseUnsettledClaim(idempotency) };
   if (['info', 'debug', 'trace'].includes(app.log.level)) {
     app.addHook('onResponse', (request, reply, done) => {
       request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');

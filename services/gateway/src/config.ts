@@ -18,6 +18,7 @@ export const GatewaySettings = z
     RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(6000).describe('Requests per API key per window.'),
     PUBLIC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600).describe('Requests without an API key (public invoice pages, their PDFs) per client address per window; also how many unknown or revoked keys an address may present per window before its new keys are no longer looked up.'),
     RATE_LIMIT_WINDOW_MS: milliseconds(60_000),
+    SEND_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(100).describe('E-mail sends (POST /invoices/:id/send) per workspace per window, all its keys together.'),
     REDIS_URL: redisUrlSetting,
     REDIS_KEY_PREFIX: redisKeyPrefixSetting,
     IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(24, 'must be at least 24 (records are kept at least a day)').default(24),

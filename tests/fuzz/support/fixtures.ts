@@ -80,7 +80,8 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   // Starting far ahead, so it makes no invoice while the tests read the workspace's state.
   const subscription = await created(api('POST', '/api/v1/subscriptions', { customer: customers[0].id, items: [{ price: price.id }], start_date: '2099-01-01' }), 'subscription');
   const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
-  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, subscription.id, endpoint.id]) addId(ids, id);
+  const message = await created(api('POST', `/api/v1/invoices/${open.id}/send`, { to: ['one@example.com'], attachments: [] }), 'message');
+  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, subscription.id, endpoint.id, message.id]) addId(ids, id);
   // A payment, and a bank statement with a matched and an unmatched entry, for the routes that name them.
   for (const payment of (await api('GET', `/api/v1/invoices/${paid.id}/payments`)).body.data) addId(ids, payment.id);
   const statement = await fetch(`${system.gatewayUrl}/api/v1/bank_statements`, {
@@ -122,5 +123,9 @@ export const collectionPrefixes = async (api: JsonApi, listPaths: readonly strin
     const id: unknown = status === 200 ? body?.data?.[0]?.id : undefined;
     if (typeof id === 'string') prefixes.set(path, id.slice(0, id.lastIndexOf('_')));
   }
+  // Messages are listed per invoice only (`/invoices/:id/messages`): their prefix comes from there.
+  const invoice: unknown = (await api('GET', '/api/v1/invoices?status=open&limit=1')).body?.data?.[0]?.id;
+  const message: unknown = typeof invoice === 'string' ? (await api('GET', `/api/v1/invoices/${invoice}/messages?limit=1`)).body?.data?.[0]?.id : undefined;
+  if (typeof message === 'string') prefixes.set('/api/v1/messages', message.slice(0, message.lastIndexOf('_')));
   return prefixes;
 };

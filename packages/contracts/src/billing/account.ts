@@ -13,6 +13,7 @@ import { CurrencyCode } from '../currencies.ts';
 import { DEFAULT_LOCALE, Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
 import { EINVOICE_PROFILES, PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
+import { AttachmentKind, ATTACHMENT_KINDS, EmailAddress, REMINDER_DAYS_MAX } from './messages.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -89,6 +90,32 @@ export const BrandColor = z
   .regex(/^#[0-9A-Fa-f]{6}$/, BRAND_COLOR_RULE)
   .transform((colour) => colour.toUpperCase());
 
+// --- E-mail delivery settings (decisions.md, "E-mail delivery"): kept together in one block. ---
+export const DEFAULT_EMAIL_ATTACHMENTS: readonly AttachmentKind[] = ['pdf'];
+const emailSettingsFields = {
+  send_on_finalize: z.boolean().describe('E-mail the invoice to the customer when it is finalized (default false).'),
+  email_attachments: z.array(AttachmentKind).describe('What an e-mail attaches when a send names nothing (default `["pdf"]`).'),
+  reminder_days: z
+    .array(z.int())
+    .describe('Days relative to the due date (-30..365; -3 is three days before) on which a reminder goes to the customer while the invoice is open or overdue.'),
+  reply_to: z.string().nullable().describe('`Reply-To` of every e-mail; null: none.'),
+};
+const emailSettingsInput = {
+  send_on_finalize: z.boolean().optional(),
+  email_attachments: z
+    .array(AttachmentKind)
+    .max(ATTACHMENT_KINDS.length)
+    .refine((kinds) => new Set(kinds).size === kinds.length, 'may not name one attachment twice')
+    .optional(),
+  reminder_days: z
+    .array(z.int().min(-30).max(365))
+    .max(REMINDER_DAYS_MAX)
+    .refine((days) => new Set(days).size === days.length, 'may not name one day twice')
+    .optional(),
+  reply_to: EmailAddress.nullable().optional().describe('An email address; null clears it.'),
+};
+// --- end of the e-mail delivery settings ---
+
 /** The workspace's business profile and invoicing settings; finalization copies what it needs. */
 export const Account = z
   .object({
@@ -110,6 +137,7 @@ export const Account = z
     brand_color: z.string().nullable().meta({ example: '#1A2B3C' }),
     locale: z.string().describe(`Language and formats of documents for customers without a \`preferred_locale\` (BCP 47; default \`${DEFAULT_LOCALE}\`).`).meta({ example: 'de-DE' }),
     einvoice_required: EinvoiceRequired,
+    ...emailSettingsFields,
   })
   .meta({ id: 'Account' });
 export type Account = z.infer<typeof Account>;
@@ -137,6 +165,7 @@ export const UpdateAccountBody = z
       .describe(`A hex colour such as #1A2B3C; returned uppercase. ${OPTIONAL_TEXT_RULE}`),
     locale: Locale.optional(),
     einvoice_required: EinvoiceRequired.optional(),
+    ...emailSettingsInput,
   })
   .meta({
     id: 'UpdateAccountBody',

@@ -36,6 +36,9 @@ export const Customer = z
       .nullable()
       .describe('Language and formats of this customer’s invoices, PDFs and e-mails (BCP 47); null: the account’s `locale`.')
       .meta({ example: 'de-DE' }),
+    email_status: z
+      .enum(['ok', 'bounced'])
+      .describe('`bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.'),
     deleted: z.boolean().describe('True once archived.'),
     created: Timestamp,
   })

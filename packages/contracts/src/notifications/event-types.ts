@@ -17,6 +17,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'subscription.created',
   'subscription.updated',
   'subscription.canceled',
+  'invoice.sent',
+  'invoice.reminder_sent',
+  'message.failed',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -35,6 +38,9 @@ export const SUBJECT_OF_EVENT_TYPE = {
   'subscription.created': SUBSCRIPTIONS_SUBJECTS.subscriptionCreated,
   'subscription.updated': SUBSCRIPTIONS_SUBJECTS.subscriptionUpdated,
   'subscription.canceled': SUBSCRIPTIONS_SUBJECTS.subscriptionCanceled,
+  'invoice.sent': BILLING_SUBJECTS.invoiceSent,
+  'invoice.reminder_sent': BILLING_SUBJECTS.invoiceReminderSent,
+  'message.failed': BILLING_SUBJECTS.messageFailed,
 } as const satisfies Record<WebhookEventType, string>;
 
 const EVENT_TYPE_OF_SUBJECT: ReadonlyMap<string, WebhookEventType> = new Map(

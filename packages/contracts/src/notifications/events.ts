@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvoiceEventData } from '../billing/events.ts';
+import { InvoiceEventData, MessageEventData } from '../billing/events.ts';
 import { SubscriptionEventData } from '../subscriptions/events.ts';
 import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
@@ -8,11 +8,12 @@ import { WebhookEventType } from './event-types.ts';
 import { TimeBound } from './webhook-endpoints.ts';
 
 /** What an event carries: `object`, the invoice (lines included) or the subscription as it was at that moment. */
-export const WebhookEventData = z.union([InvoiceEventData, SubscriptionEventData]).meta({ id: 'WebhookEventData' });
+export const WebhookEventData = z.union([InvoiceEventData, SubscriptionEventData, MessageEventData]).meta({ id: 'WebhookEventData' });
 export type WebhookEventData = z.infer<typeof WebhookEventData>;
 
 /** The data schema of a public event type: `subscription.*` carry a subscription, the others an invoice. */
-export const webhookEventDataSchema = (type: string) => (type.startsWith('subscription.') ? SubscriptionEventData : InvoiceEventData);
+export const webhookEventDataSchema = (type: string) =>
+  type.startsWith('subscription.') ? SubscriptionEventData : type === 'message.failed' ? MessageEventData : InvoiceEventData;
 
 /**
  * Something that happened in a workspace, kept 90 days. This very JSON is the body of every
@@ -24,7 +25,7 @@ export const WebhookEvent = z
     object: z.literal('event'),
     type: WebhookEventType,
     created: Timestamp.describe('When it happened.'),
-    data: WebhookEventData.describe('`object`: the invoice as it was at that moment, lines included (`invoice.*`), or the subscription (`subscription.*`).'),
+    data: WebhookEventData.describe('`object`: the invoice as it was at that moment, lines included (`invoice.*`), the subscription (`subscription.*`), or the message (`message.failed`).'),
   })
   .meta({ id: 'Event' });
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -31,11 +31,11 @@ export class CatalogProcess {
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
-  static async launch(databaseUrl: string, internalToken: string): Promise<CatalogProcess> {
-    const port = await freePort();
-    const child = spawn(NODE, ['services/catalog/src/main.ts'], {
+  static async launch(databaseUrl: string, internalToken: string, { service = 'catalog', port: fixedPort, env = {} }: { service?: string; port?: number; env?: Record<string, string> } = {}): Promise<CatalogProcess> {
+    const port = fixedPort ?? (await freePort());
+    const child = spawn(NODE, [`services/${service}/src/main.ts`], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, INTERNAL_TOKEN: internalToken, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '4' },
+      env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '/tmp', DATABASE_URL: databaseUrl, INTERNAL_TOKEN: internalToken, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '4', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const catalog = new CatalogProcess(`http://127.0.0.1:${port}`, child, internalToken);
@@ -52,7 +52,7 @@ export class CatalogProcess {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await this.stop();
-    throw new Error(`catalog did not become ready:\n${this.#output.join('')}`);
+    throw new Error(`service did not become ready:\n${this.#output.join('')}`);
   }
 
   /** Calls the catalog as the gateway would for this workspace; returns the `data` of a 2xx. */

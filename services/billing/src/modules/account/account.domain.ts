@@ -3,6 +3,7 @@ import {
   electronicAddressProblem,
   DEFAULT_CURRENCY,
   DEFAULT_LOCALE,
+  DEFAULT_EMAIL_ATTACHMENTS,
   DEFAULT_NUMBER_FORMAT,
   DEFAULT_TIMEZONE,
   type Account,
@@ -36,6 +37,10 @@ export const defaultAccount = (workspaceId: string, now: Date): AccountRow => ({
   pdfFormat: 'standard',
   locale: DEFAULT_LOCALE,
   einvoiceRequired: 'none',
+  sendOnFinalize: false,
+  emailAttachments: [...DEFAULT_EMAIL_ATTACHMENTS],
+  reminderDays: [],
+  replyTo: null,
   createdAt: now,
   updatedAt: now,
 });
@@ -82,6 +87,11 @@ const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Dat
   ...(patch.pdf_format !== undefined ? { pdfFormat: patch.pdf_format } : {}),
   ...(patch.locale !== undefined ? { locale: patch.locale } : {}),
   ...(patch.einvoice_required !== undefined ? { einvoiceRequired: patch.einvoice_required } : {}),
+  // E-mail delivery settings.
+  ...(patch.send_on_finalize !== undefined ? { sendOnFinalize: patch.send_on_finalize } : {}),
+  ...(patch.email_attachments !== undefined ? { emailAttachments: patch.email_attachments } : {}),
+  ...(patch.reminder_days !== undefined ? { reminderDays: [...patch.reminder_days].sort((a, b) => a - b) } : {}),
+  ...(patch.reply_to !== undefined ? { replyTo: patch.reply_to } : {}),
   updatedAt: now,
 });
 
@@ -104,6 +114,11 @@ export const accountView = (row: AccountRow): Account => ({
   pdf_format: row.pdfFormat ?? 'standard',
   locale: row.locale,
   einvoice_required: row.einvoiceRequired,
+  // E-mail delivery settings.
+  send_on_finalize: row.sendOnFinalize ?? false,
+  email_attachments: row.emailAttachments ?? [...DEFAULT_EMAIL_ATTACHMENTS],
+  reminder_days: row.reminderDays ?? [],
+  reply_to: row.replyTo ?? null,
 });
 
 /**

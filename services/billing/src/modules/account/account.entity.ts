@@ -1,4 +1,4 @@
-import type { Address, EinvoiceRequired, PaymentAccount, PdfFormat } from '@invoicing/contracts';
+import type { Address, AttachmentKind, EinvoiceRequired, PaymentAccount, PdfFormat } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const AccountEntity = defineEntity({
@@ -23,6 +23,11 @@ export const AccountEntity = defineEntity({
     pdfFormat: p.enum<readonly PdfFormat[]>(['standard', 'facturx']),
     locale: p.text(),
     einvoiceRequired: p.enum<readonly EinvoiceRequired[]>(['none', 'en16931', 'xrechnung']),
+    // E-mail delivery settings.
+    sendOnFinalize: p.boolean(),
+    emailAttachments: p.json<AttachmentKind[]>(),
+    reminderDays: p.json<number[]>(),
+    replyTo: p.text().nullable(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -32,11 +32,15 @@ insert into
     "pdf_format",
     "locale",
     "einvoice_required",
+    "send_on_finalize",
+    "email_attachments",
+    "reminder_days",
+    "reply_to",
     "created_at",
     "updated_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
 on conflict ("workspace_id") do nothing;
 
 select

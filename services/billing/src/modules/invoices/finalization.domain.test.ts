@@ -21,6 +21,7 @@ const customer: Customer = {
   electronic_address_scheme: null,
   buyer_reference: 'PO-7',
   preferred_locale: null,
+  email_status: 'ok',
   deleted: false,
   created: now.toISOString(),
 };

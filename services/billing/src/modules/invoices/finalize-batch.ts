@@ -1,4 +1,5 @@
 import { BILLING_SUBJECTS, type Invoice } from '@invoicing/contracts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AlreadyRecorded, type Orm, type RecordedOutcome, type SelfRecordedWrite, type TraceCarrier } from '@invoicing/service-kit';
 import type { Actor } from '../../shared/actor.ts';
 import { billingEvent } from '../../shared/events.ts';
@@ -72,7 +73,14 @@ export const finalizeBatches = ({ batchMax, onBatch }: FinalizeBatchOptions, fin
  * meanwhile. A key that already holds an outcome fails the whole transaction (AlreadyRecorded):
  * alone, that request replays the outcome.
  */
-export const writeFinalizedBatch = async ({ orm, announce }: { orm: Orm; announce: () => void }, series: Series, drafts: readonly FrozenDraft[]): Promise<Map<FinalizeRequest, Invoice>> => {
+/** What else a finalize causes, written in its batch's transaction (the e-mail of `send_on_finalize`). */
+export type OnFinalized = (tx: EntityManager, finalized: readonly { invoice: Invoice; actor: Actor; occurredAt: Date }[]) => Promise<void>;
+
+export const writeFinalizedBatch = async (
+  { orm, announce, onFinalized }: { orm: Orm; announce: () => void; onFinalized?: OnFinalized | undefined },
+  series: Series,
+  drafts: readonly FrozenDraft[],
+): Promise<Map<FinalizeRequest, Invoice>> => {
   const invoices = invoiceRepository(orm.em);
   const written = await orm.em.fork().transactional(async (tx) => {
     const taken = await invoices.lockDraftsAndTakeNumbers(tx, { series, drafts: drafts.map(({ frozen, readVersion }) => ({ id: frozen.invoice.id, readVersion })) });
@@ -98,6 +106,7 @@ export const writeFinalizedBatch = async ({ orm, announce }: { orm: Orm; announc
       outcomes: outcomes.length > 0 ? { writes: taking.find(({ request }) => request.keyed)!.request.keyed!.writes, entries: outcomes } : undefined,
     });
     if (recorded < outcomes.length) throw new AlreadyRecorded();
+    await onFinalized?.(tx, finalized.map(({ draft, numbered }) => ({ invoice: numbered.invoice, actor: draft.request.actor, occurredAt: draft.occurredAt })));
     return finalized;
   });
   if (written.length > 0) announce();

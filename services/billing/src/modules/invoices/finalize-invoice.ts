@@ -11,6 +11,7 @@ import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { requireCustomer } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import { newPublicUrlToken } from './public-link.ts';
+import { sendOnFinalize } from '../messages/queue-message.ts';
 
 export interface FinalizeOptions {
   /** The billing app's database: every batch writes on a fresh fork of it, whichever request leads it. */
@@ -82,7 +83,8 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
 
     const format = moment.account.numberFormat;
     const series = { workspaceId: actor.workspaceId, format, period: periodOf(format, moment.local) };
-    const finalized = drafts.length > 0 ? await writeFinalizedBatch({ orm, announce: deps.announce }, series, drafts) : new Map();
+    const onFinalized = moment.account.sendOnFinalize ? sendOnFinalize(moment.account.emailAttachments) : undefined;
+    const finalized = drafts.length > 0 ? await writeFinalizedBatch({ orm, announce: deps.announce, onFinalized }, series, drafts) : new Map();
     const byDraft = new Map(drafts.map(({ request }) => [request.invoiceId, finalized.get(request)]));
     return requests.map((request) => {
       const answer = answers.get(request);

@@ -258,6 +258,7 @@ export const newDraft = (
     voidReason: null,
     overdueEventAt: null,
     remittanceReference: null,
+    lastReminderOn: null,
     createdAt: context.now,
     updatedAt: context.now,
   };

@@ -56,6 +56,8 @@ export const InvoiceEntity = defineEntity({
     overdueEventAt: p.datetime(3).nullable(),
     /** ISO 11649 creditor reference derived from the number at finalization. */
     remittanceReference: p.text().nullable(),
+    /** The local day of the last reminder e-mailed (reminder_days); null before the first. */
+    lastReminderOn: p.date().nullable(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

@@ -144,6 +144,7 @@ with
         "void_reason",
         "overdue_event_at",
         "remittance_reference",
+        "last_reminder_on",
         "created_at",
         "updated_at"
       )
@@ -193,7 +194,8 @@ with
         $42,
         $43,
         $44,
-        $45
+        $45,
+        $46
       )
   ),
   "new_lines" as (
@@ -221,18 +223,18 @@ with
         "period_end"
       )
     values
-      ($46, $47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65)
+      ($47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($66, $67, $68, $69, $70, $71, $72, $73)
+      ($67, $68, $69, $70, $71, $72, $73, $74)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($74, $75, $76, $77);
+  ($75, $76, $77, $78);
 
 with
   "new_records" as (
@@ -298,6 +300,7 @@ with
         "void_reason",
         "overdue_event_at",
         "remittance_reference",
+        "last_reminder_on",
         "created_at",
         "updated_at"
       )
@@ -345,8 +348,9 @@ with
       $48 as "void_reason",
       $49 as "overdue_event_at",
       $50 as "remittance_reference",
-      $51 as "created_at",
-      $52 as "updated_at"
+      $51 as "last_reminder_on",
+      $52 as "created_at",
+      $53 as "updated_at"
     from
       "new_records"
   ),
@@ -378,7 +382,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($53::jsonb) as "v" (
+      jsonb_to_recordset($54::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -405,14 +409,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $54 as "id",
-      $55 as "invoice_id",
-      $56 as "workspace_id",
-      $57 as "type",
-      $58 as "occurred_at",
-      $59 as "key_id",
-      $60 as "request_id",
-      $61 as "details"
+      $55 as "id",
+      $56 as "invoice_id",
+      $57 as "workspace_id",
+      $58 as "type",
+      $59 as "occurred_at",
+      $60 as "key_id",
+      $61 as "request_id",
+      $62 as "details"
     from
       "new_records"
   ),
@@ -420,10 +424,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $62 as "id",
-      $63 as "subject",
-      $64 as "envelope",
-      $65 as "trace_context"
+      $63 as "id",
+      $64 as "subject",
+      $65 as "envelope",
+      $66 as "trace_context"
     from
       "new_records"
   )

@@ -12,6 +12,7 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   workspaceId: '0190f3e2-0000-7000-8000-000000000001',
   name: 'Acme',
   email: 'ap@acme.test',
+  emailStatus: 'ok',
   phone: null,
   taxId: 'US-1',
   address: address(),
@@ -40,7 +41,9 @@ describe('customerChanges', () => {
   it.each<[string, Parameters<typeof customerChanges>[1], Partial<CustomerRow>]>([
     ['an empty patch changes nothing', {}, {}],
     ['a name', { name: 'Acme Inc' }, { name: 'Acme Inc' }],
-    ['email null (sent as "" or null) clears it', { email: null }, { email: null }],
+    ['email null (sent as "" or null) clears it, and its status with it', { email: null }, { email: null, emailStatus: 'ok' }],
+    ['a new email has not bounced', { email: 'new@acme.test' }, { email: 'new@acme.test', emailStatus: 'ok' }],
+    ['the same email keeps its status', { email: 'ap@acme.test' }, { email: 'ap@acme.test' }],
     ['tax_id and phone', { tax_id: null, phone: '555' }, { taxId: null, phone: '555' }],
     ['address merges into the stored one', { address: { city: null } }, { address: address({ city: null }) }],
     ['e-invoice fields', { electronic_address: '991-12345-67', electronic_address_scheme: '0204', buyer_reference: '991-12345-67' }, { electronicAddress: '991-12345-67', electronicAddressScheme: '0204', buyerReference: '991-12345-67' }],

@@ -20,6 +20,7 @@ export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: 
     workspaceId,
     name: body.name,
     email: body.email ?? null,
+    emailStatus: 'ok',
     phone: body.phone ?? null,
     taxId: body.tax_id ?? null,
     address: mergeAddress(EMPTY_ADDRESS, body.address),
@@ -52,7 +53,8 @@ export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody)
   if (current.deleted) throw invalidState('A deleted customer cannot be changed.');
   const changes: Partial<CustomerRow> = {
     ...(patch.name !== undefined ? { name: patch.name } : {}),
-    ...(patch.email !== undefined ? { email: patch.email } : {}),
+    // A new address has not bounced: sending to it is tried again.
+    ...(patch.email !== undefined ? { email: patch.email, ...(patch.email !== current.email ? { emailStatus: 'ok' as const } : {}) } : {}),
     ...(patch.phone !== undefined ? { phone: patch.phone } : {}),
     ...(patch.tax_id !== undefined ? { taxId: patch.tax_id } : {}),
     ...(patch.address !== undefined ? { address: mergeAddress(current.address, patch.address) } : {}),
@@ -80,6 +82,7 @@ export const customerView = (row: CustomerRow): Customer => ({
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   buyer_reference: row.buyerReference ?? null,
   preferred_locale: row.preferredLocale ?? null,
+  email_status: row.emailStatus ?? 'ok',
   deleted: row.deleted,
   created: row.created.toISOString(),
 });

@@ -9,6 +9,8 @@ export const CustomerEntity = defineEntity({
     workspaceId: p.uuid(),
     name: p.text(),
     email: p.text().nullable(),
+    /** `bounced` after billing reported a permanent refusal of `email` (billing.email.suppressed); `ok` again once it changes. */
+    emailStatus: p.enum<readonly ('ok' | 'bounced')[]>(['ok', 'bounced']),
     phone: p.text().nullable(),
     taxId: p.text().nullable(),
     address: p.json<Address>(),

@@ -41,6 +41,7 @@ insert into
     "workspace_id",
     "name",
     "email",
+    "email_status",
     "phone",
     "tax_id",
     "address",
@@ -57,6 +58,7 @@ values
     '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887',
     'Müller GmbH',
     'billing@mueller.example',
+    'ok',
     null,
     null,
     '{"line1":null,"line2":null,"city":"Berlin","state":null,"postal_code":null,"country":"DE"}',
@@ -69,3 +71,12 @@ values
   );
 
 commit;
+
+-- markEmailBounced
+update "catalog"."customers"
+set
+  "email_status" = 'bounced'
+where
+  "workspace_id" = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887'
+  and "email" ilike 'billing@mueller.example'
+  and "email_status" = 'ok';

@@ -23,6 +23,14 @@ export const customerRepository = (em: EntityManager) => ({
   },
 
   add: (row: CustomerRow): CustomerRow => em.create(CustomerEntity, row),
+
+  /**
+   * Marks every customer of the workspace whose email is `address` (compared case-insensitively,
+   * as mail servers treat it in practice) as bounced; returns how many. Setting it twice changes
+   * nothing, so a redelivered event needs no record of its own.
+   */
+  markEmailBounced: (workspaceId: string, address: string): Promise<number> =>
+    em.nativeUpdate(CustomerEntity, { workspaceId, email: { $ilike: address.replace(/[\\%_]/g, '\\$&') }, emailStatus: 'ok' }, { emailStatus: 'bounced' }),
 });
 
 export type CustomerRepository = ReturnType<typeof customerRepository>;

@@ -33,6 +33,7 @@ describe('customers', () => {
       electronic_address_scheme: null,
       buyer_reference: null,
       preferred_locale: null,
+      email_status: 'ok',
       deleted: false,
       created: expect.stringMatching(ISO_MS_UTC),
     });

@@ -52,3 +52,25 @@ export const registerRateLimits = async (app: FastifyInstance, limits: RateLimit
   });
   return app.rateLimit() as onRequestHookHandler;
 };
+
+/**
+ * The budget of e-mail sends per workspace (every key of it together), beside the key's own: a
+ * send puts mail into other people's inboxes, so a leaked or looping key of a workspace cannot
+ * turn the platform into a spam cannon, however many keys the workspace holds. Counted in the
+ * same store as the other limits (Redis when set, so across replicas).
+ */
+export const sendRateLimit = (app: FastifyInstance, { perWorkspace, windowMs }: { perWorkspace: number; windowMs: number }): onRequestHookHandler => {
+  // `createRateLimit` counts without the once-per-request guard of `rateLimit`, so this budget is
+  // counted beside the key's, in the same store.
+  const count = app.createRateLimit({
+    max: perWorkspace,
+    timeWindow: windowMs,
+    // `send:` keeps these counters apart from the per-key and per-address ones.
+    keyGenerator: (request) => `send:${request.principal?.workspaceId ?? clientAddressOf(request)}`,
+  });
+  return async (request) => {
+    const counted = await count(request);
+    if (counted.isAllowed || !counted.isExceeded) return;
+    throw new AppError('rate_limited', `Rate limit of ${counted.max} e-mail sends per ${windowMs / 1000} s for this workspace exceeded; retry in ${counted.ttlInSeconds} s.`);
+  };
+};

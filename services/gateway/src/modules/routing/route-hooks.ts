@@ -7,6 +7,8 @@ export interface RouteGuards {
   authenticate: (scope: Scope) => onRequestHookHandler;
   /** Counts the request against its key's budget, or its client address's without a key. */
   limitRate: onRequestHookHandler;
+  /** Counts an e-mail send against its workspace's budget of sends. */
+  limitSends?: onRequestHookHandler;
   /** Refuses a body that is not a JSON object (or, for an operation that takes text such as XML, not text), then applies the Idempotency-Key rule. */
   guardWrite: (rule: Idempotency, body?: 'json' | 'text') => preHandlerHookHandler;
   /** Frees an Idempotency-Key that the answer to a write left claimed. */
@@ -26,8 +28,14 @@ export interface RouteHooks {
  * body is parsed, and as it is answered the release of a key its answer left claimed. Each route
  * carries exactly these, in this order, whatever else is registered.
  */
+/** Operations that also count against their workspace's budget of e-mail sends. */
+const SENDS_EMAIL = new Set(['sendInvoice']);
+
 export const routeHooksOf = (operation: Operation, guards: RouteGuards): RouteHooks => ({
-  onRequest: operation.scope === null ? [guards.limitRate] : [guards.authenticate(operation.scope), guards.limitRate],
+  onRequest:
+    operation.scope === null
+      ? [guards.limitRate]
+      : [guards.authenticate(operation.scope), guards.limitRate, ...(guards.limitSends && SENDS_EMAIL.has(operation.operationId) ? [guards.limitSends] : [])],
   preHandler: operation.method === 'GET' ? [] : [operation.bodyContentType ? guards.guardWrite(operation.idempotency, 'text') : guards.guardWrite(operation.idempotency)],
   onSend: operation.method === 'GET' ? [] : [guards.releaseUnsettledKey],
 });

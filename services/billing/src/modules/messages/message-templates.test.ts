@@ -1,0 +1,84 @@
+import type { Invoice } from '@invoicing/contracts';
+import { describe, expect, it } from 'vitest';
+import { composeEmail, headerText } from './message-templates.ts';
+import { reminderDue } from './message.domain.ts';
+
+/** The fields of a finalized invoice that an e-mail reads. */
+const makeInvoice = (overrides: Partial<Invoice> & { amount_remaining?: number } = {}): Invoice =>
+  ({
+    id: 'in_0190f3e2c1b27a8e9d1f3c4b5a697887',
+    number: 'INV/2026/0042',
+    status: 'open',
+    currency: 'EUR',
+    issue_date: '2026-11-26',
+    due_date: '2026-12-26',
+    total: 186_686,
+    amount_due: 186_686,
+    customer_name: 'Müller GmbH',
+    customer_snapshot: { name: 'Müller GmbH', email: 'billing@mueller.example' },
+    business_snapshot: { business_name: 'Seller GmbH', payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00', brand_color: '#1A2B3C' },
+    public_url: 'https://pay.example/i/abc',
+    ...overrides,
+  }) as unknown as Invoice;
+
+describe('composeEmail', () => {
+  it.each([
+    ['en', 'Invoice INV/2026/0042 from Seller GmbH', 'Amount due: €1,866.86 (due by Dec 26, 2026)', 'Hello Müller GmbH,'],
+    ['de', 'Rechnung INV/2026/0042 von Seller GmbH', 'Offener Betrag: 1.866,86 € (fällig am 26.12.2026)', 'Guten Tag Müller GmbH,'],
+    ['de-AT', 'Rechnung INV/2026/0042 von Seller GmbH', 'Offener Betrag: € 1.866,86 (fällig am 26.12.2026)', 'Guten Tag Müller GmbH,'],
+    ['fr', 'Facture INV/2026/0042 de Seller GmbH', 'Montant dû: 1 866,86 € (échéance le 26 déc. 2026)', 'Bonjour Müller GmbH,'],
+    ['es', 'Factura INV/2026/0042 de Seller GmbH', 'Importe pendiente: 1866,86 € (vence el 26 dic 2026)', 'Hola, Müller GmbH:'],
+    ['it', 'Fattura INV/2026/0042 da Seller GmbH', 'Importo da pagare: 1866,86 € (scadenza 26 dic 2026)', 'Gentile Müller GmbH,'],
+    ['nl', 'Factuur INV/2026/0042 van Seller GmbH', 'Openstaand bedrag: € 1.866,86 (te betalen uiterlijk 26 dec 2026)', 'Beste Müller GmbH,'],
+    [null, 'Invoice INV/2026/0042 from Seller GmbH', 'Amount due: €1,866.86 (due by Dec 26, 2026)', 'Hello Müller GmbH,'],
+  ])('writes %s', (locale, subject, amountLine, greeting) => {
+    const email = composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: null, locale });
+    expect(email.subject).toBe(subject);
+    expect(email.text.replaceAll('\u202f', ' ').replaceAll('\u00a0', ' ')).toContain(amountLine);
+    expect(email.text).toContain(greeting);
+    expect(email.text).toContain('https://pay.example/i/abc');
+    expect(email.html).toContain(`lang="${locale ?? 'en'}"`);
+  });
+
+  it('states in a reminder what is still to be paid after partial payments, and since when it is overdue', () => {
+    const email = composeEmail({ kind: 'reminder', invoice: makeInvoice({ status: 'overdue', amount_remaining: 50_000 }), note: null, locale: 'en' });
+    expect(email.subject).toBe('Reminder: invoice INV/2026/0042 from Seller GmbH');
+    expect(email.text).toContain('Amount due: €500.00 (was due on Dec 26, 2026)');
+    expect(email.text).toContain('If you have already paid');
+  });
+
+  it('keeps hostile text out of headers and escapes it in HTML', () => {
+    const invoice = makeInvoice({
+      number: 'INV\r\nBcc: x@attacker.example',
+      business_snapshot: { business_name: 'Evil\r\nX-Injected: 1 =?utf-8?q?x?=', payment_instructions: '<img src=x onerror=alert(1)>', brand_color: 'red;background:url(x)' } as Invoice['business_snapshot'],
+      customer_snapshot: { name: '<b>Mallory</b>' } as Invoice['customer_snapshot'],
+    });
+    const email = composeEmail({ kind: 'invoice', invoice, note: '"><script>alert(1)</script>', locale: 'en' });
+    expect(email.subject).toBe('Invoice INV Bcc: x@attacker.example from Evil X-Injected: 1 = ?utf-8?q?x?=');
+    expect(email.subject).not.toMatch(/[\r\n]/);
+    expect(email.html).not.toMatch(/<script>|<img|<b>Mallory/);
+    expect(email.html).toContain('&lt;b&gt;Mallory&lt;/b&gt;');
+    expect(email.html).toContain('background:#0B5CAD');
+  });
+});
+
+describe('headerText', () => {
+  it.each([
+    ['a\r\nb', 'a b'],
+    ['a\u2028b\u0000c', 'a b c'],
+    ['=?utf-8?b?QQ==?=', '= ?utf-8?b?QQ== ?='],
+    ['x'.repeat(300), `${'x'.repeat(199)}…`],
+  ])('%j → %j', (input, output) => expect(headerText(input)).toBe(output));
+});
+
+describe('reminderDue', () => {
+  it.each([
+    ['before the first day', ['2026-12-01', [-3, 0, 7], '2026-11-27', null, '2026-11-01'], undefined],
+    ['on the day', ['2026-12-01', [-3, 0, 7], '2026-11-28', null, '2026-11-01'], '2026-11-28'],
+    ['sent that day already', ['2026-12-01', [-3, 0, 7], '2026-11-29', '2026-11-28', '2026-11-01'], undefined],
+    ['missed days: the latest only', ['2026-12-01', [-3, 0, 7], '2026-12-20', '2026-11-28', '2026-11-01'], '2026-12-08'],
+    ['not before finalization', ['2026-12-01', [-3], '2026-12-02', null, '2026-11-29'], undefined],
+  ] as const)('%s', (_, [due, days, today, last, finalized], expected) => {
+    expect(reminderDue(due, days, today, last, finalized)).toBe(expected);
+  });
+});

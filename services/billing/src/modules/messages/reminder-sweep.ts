@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Clock } from '@invoicing/service-kit/clock';
+import { sqlOf } from '@invoicing/service-kit/typed-sql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import type { BillingDatabase } from '../../database.ts';
+import type { Actor } from '../../shared/actor.ts';
+import type { CatalogReader } from '../../shared/catalog.ts';
+import { localDateOf } from '../../shared/clock.ts';
+import { defaultAccount } from '../account/account.domain.ts';
+import { invoiceView } from '../invoices/invoice.domain.ts';
+import { InvoiceEntity } from '../invoices/invoice.entity.ts';
+import { invoiceRepository } from '../invoices/invoice.repository.ts';
+import { orderedKinds, reminderDue } from './message.domain.ts';
+import { followCustomerEmailStatus, queueMessage } from './queue-message.ts';
+
+export interface ReminderSweepOptions {
+  orm: Orm;
+  clock: Clock;
+  catalog: CatalogReader;
+  publicUrlBase: string;
+  intervalMs: number;
+  /** A commit queued messages (the worker sends them) and maybe events (the relay publishes them). */
+  announce: () => void;
+  onError: (error: unknown) => void;
+  batchSize?: number;
+}
+
+/**
+ * Queues the reminders that came due: for each open invoice (overdue included) whose workspace
+ * has `reminder_days`, the latest reminder day (due date + offset, in the workspace's time zone)
+ * that has come and is later than its last reminder. Invoices are claimed FOR UPDATE SKIP LOCKED
+ * and their `last_reminder_on` moved in the transaction that queues the message, so replicas
+ * sweeping at once never queue one twice; the unique (invoice, day) index holds it besides. Days
+ * missed while nothing ran are caught up once: only the latest of them is sent. Paid and void
+ * invoices are never claimed, so reminders stop with payment or voiding.
+ */
+export class ReminderSweep {
+  readonly #options: Required<ReminderSweepOptions>;
+  readonly #task: PeriodicTask;
+
+  constructor(options: ReminderSweepOptions) {
+    this.#options = { batchSize: 50, ...options };
+    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: async () => void (await this.sweepOnce()), onError: options.onError });
+  }
+
+  start(): void {
+    this.#task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#task.stop();
+  }
+
+  /** Sweeps until nothing is due; returns how many reminders it queued. */
+  async sweepOnce(): Promise<number> {
+    let queued = 0;
+    for (;;) {
+      const batch = await this.#options.orm.em.fork().transactional((tx) => this.#remindBatch(tx));
+      queued += batch.queued;
+      if (batch.claimed > 0) this.#options.announce();
+      if (batch.claimed < this.#options.batchSize) return queued;
+    }
+  }
+
+  async #remindBatch(tx: EntityManager): Promise<{ claimed: number; queued: number }> {
+    const { clock, batchSize, publicUrlBase, catalog } = this.#options;
+    const now = clock.now();
+    // Open invoices with a due date in workspaces that set reminder days, whose latest reminder day
+    // up to today (in the workspace's time zone) is later than the last one sent. The day itself is
+    // computed again in TypeScript (reminderDue) from the row, the same rule the SQL narrows by.
+    const claimed = await sqlOf<BillingDatabase>(tx)
+      .selectFrom('invoices as i')
+      .innerJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')
+      .select(['i.id', 'i.workspace_id', 'a.timezone'])
+      .where('i.status', '=', 'open')
+      .where('i.due_date', 'is not', null)
+      .where(sql<boolean>`jsonb_array_length(${sql.ref('a.reminder_days')}) > 0`)
+      .where(
+        sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref('a.reminder_days')}) as d (days)
+          where ${sql.ref('i.due_date')} + d.days::int <= cast(timezone(${sql.ref('a.timezone')}, cast(${now} as timestamptz)) as date)
+          and ${sql.ref('i.due_date')} + d.days::int >= cast(timezone(${sql.ref('a.timezone')}, ${sql.ref('i.finalized_at')}) as date)
+          and (${sql.ref('i.last_reminder_on')} is null or ${sql.ref('i.due_date')} + d.days::int > ${sql.ref('i.last_reminder_on')}))`,
+      )
+      .orderBy('i.due_date')
+      .orderBy('i.id')
+      .limit(batchSize)
+      .forUpdate('i')
+      .skipLocked()
+      .execute();
+    if (claimed.length === 0) return { claimed: 0, queued: 0 };
+    let queued = 0;
+    const correlationId = `reminder-sweep-${randomUUID()}`;
+    const invoices = invoiceRepository(tx);
+    for (const { id, workspace_id: workspaceId } of claimed) {
+      const loaded = await invoices.findWithLinesAndSettings(workspaceId, id);
+      if (!loaded) continue;
+      const account = loaded.account ?? defaultAccount(workspaceId, now);
+      const today = localDateOf(now, account.timezone).date;
+      const finalizedOn = localDateOf(loaded.invoice.finalizedAt ?? now, account.timezone).date;
+      const day = reminderDue(loaded.invoice.dueDate!, account.reminderDays, today, loaded.invoice.lastReminderOn ?? null, finalizedOn);
+      if (!day) continue;
+      // The day counts as handled whatever follows, so a customer without an address is not asked again every sweep.
+      await tx.nativeUpdate(InvoiceEntity, { id }, { lastReminderOn: day });
+      const actor: Actor = { workspaceId, keyId: null, requestId: correlationId, idempotencyKey: null };
+      const customer = await catalog.customer(actor, loaded.invoice.customerId).catch(() => undefined);
+      await followCustomerEmailStatus(tx, workspaceId, customer);
+      const address = customer?.email ?? loaded.invoice.customerSnapshot?.email ?? null;
+      if (!address) continue;
+      const invoice = invoiceView(loaded.invoice, loaded.lines, { today, publicUrlBase });
+      const row = await queueMessage(tx, { kind: 'reminder', invoice, to: [address], cc: [], note: null, kinds: orderedKinds(account.emailAttachments), reminderOn: day, actor, now });
+      if (row) queued += 1;
+    }
+    return { claimed: claimed.length, queued };
+  }
+}

@@ -1,0 +1,168 @@
+import { freePort } from '@invoicing/testing';
+import { SmtpTestServer } from '@invoicing/testing/smtp-test-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CatalogProcess } from './support/catalog-process.ts';
+import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+
+// E-mail delivery end to end on real parts: billing's worker sends over SMTP (Nodemailer) to a
+// real SMTP server that refuses on request, with the PDF fetched from the real documents service.
+describe('e-mail delivery', () => {
+  let harness: BillingHarness;
+  let documents: CatalogProcess;
+  let smtp: SmtpTestServer;
+  let api: WorkspaceClient;
+  let seed: ReturnType<typeof catalogSeeder>;
+
+  const openInvoice = async (customerBody: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => {
+    const customer = await seed.customer(customerBody);
+    const created = await api.call('POST', '/api/v1/invoices', { customer: customer.id, due_date: '2026-12-22', items: [{ description: 'Audit', unit_amount: 100_000, tax_rate: 19 }], ...extra }, { 'x-idempotency-key': `c-${Math.random()}` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const finalized = await api.call('POST', `/api/v1/invoices/${created.body.data.id}/finalize`, undefined, { 'x-idempotency-key': `f-${created.body.data.id}` });
+    expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+    return { invoice: finalized.body.data, customer };
+  };
+  const send = (invoiceId: string, body?: unknown, key = `s-${Math.random()}`) => api.call('POST', `/api/v1/invoices/${invoiceId}/send`, body, { 'x-idempotency-key': key });
+  const messageWhen = async (id: string, done: (message: any) => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const response = await api.call('GET', `/api/v1/messages/${id}`);
+      expect(response.status).toBe(200);
+      if (done(response.body.data)) return response.body.data;
+      if (Date.now() > deadline) throw new Error(`message stayed ${JSON.stringify(response.body.data)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const outboxTypes = async (invoiceOrMessage: string) =>
+    (await harness.sql<{ type: string }>(`select envelope->>'type' as type from billing.outbox where envelope::text like ? order by created_at, id`, [`%${invoiceOrMessage}%`])).map((row) => row.type);
+
+  beforeAll(async () => {
+    smtp = new SmtpTestServer();
+    await smtp.listen();
+    const documentsPort = await freePort();
+    harness = await startBillingHarness({
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Invoices <invoices@platform.example>',
+        MAIL_RETRY_SCHEDULE: '0,1,1',
+        MAIL_POLL_MS: '100',
+        MAIL_TIMEOUT_MS: '5000',
+        DOCUMENTS_URL: `http://127.0.0.1:${documentsPort}`,
+        DOCUMENTS_TIMEOUT_MS: '60000',
+        PUBLIC_URL_BASE: 'https://pay.example',
+      },
+    });
+    const billingPort = await freePort();
+    await harness.service.app.listen({ port: billingPort, host: '127.0.0.1' });
+    documents = await CatalogProcess.launch(harness.database.url, INTERNAL_TOKEN, { service: 'documents', port: documentsPort, env: { BILLING_URL: `http://127.0.0.1:${billingPort}` } });
+    api = workspaceClient(harness.service);
+    seed = catalogSeeder(harness, api.workspaceId);
+    await api.call('PATCH', '/api/v1/account', { business_name: 'Seller GmbH', email: 'invoices@seller.example', reply_to: 'accounts@seller.example', payment_instructions: 'IBAN DE00 1234', default_currency: 'EUR' });
+  }, 120_000);
+  afterAll(async () => {
+    await harness?.close();
+    await documents?.stop();
+    await smtp?.close();
+  });
+
+  it('sends the invoice with its PDF, a stable Message-ID, the public link and Reply-To; invoice.sent fires', async () => {
+    const { invoice } = await openInvoice();
+    const queued = await send(invoice.id, { message: 'Thank you for your order.' });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    expect(queued.body.data).toMatchObject({ object: 'message', invoice: invoice.id, kind: 'invoice', to: ['billing@mueller.example'], cc: [], status: 'queued', attempts: 0, sent_at: null });
+    expect(queued.body.data.subject).toBe(`Invoice ${invoice.number} from Seller GmbH`);
+    const sent = await messageWhen(queued.body.data.id, (message) => message.status === 'sent', 90_000);
+    expect(sent.attempts).toBe(1);
+    expect(sent.attachments).toEqual([{ filename: `Invoice-${invoice.number.replaceAll('/', '-')}.pdf`, content_type: 'application/pdf', size: expect.any(Number) }]);
+    const [mail] = await smtp.waitFor((each) => each.messageId === `<${queued.body.data.id}@platform.example>`);
+    expect(mail!.envelopeTo).toEqual(['billing@mueller.example']);
+    expect(mail!.parsed.replyTo?.value[0]?.address).toBe('accounts@seller.example');
+    expect(mail!.parsed.from?.value[0]).toEqual({ name: 'Seller GmbH', address: 'invoices@platform.example' });
+    expect(mail!.parsed.text).toContain(invoice.public_url);
+    expect(mail!.parsed.text).toContain('€1,190.00');
+    expect(mail!.parsed.text).toContain('Thank you for your order.');
+    expect(mail!.parsed.html).toContain(`href="${invoice.public_url}"`);
+    const pdf = mail!.parsed.attachments[0]!;
+    expect(pdf.content.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdf.size).toBe(sent.attachments[0].size);
+    expect(await outboxTypes(invoice.id)).toContain('billing.invoice.sent');
+    const listed = await api.call('GET', `/api/v1/invoices/${invoice.id}/messages`);
+    expect(listed.body.data.map((message: { id: string }) => message.id)).toEqual([sent.id]);
+  }, 120_000);
+
+  it('refuses what cannot be sent: a draft (409), a void invoice (409), no recipient (400), more than 10 (400), a forged address (400), an e-invoice the invoice lacks data for (400)', async () => {
+    const customer = await seed.customer({ email: null });
+    const draft = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'x', unit_amount: 100 }] }, { 'x-idempotency-key': `d-${Math.random()}` });
+    expect((await send(draft.body.data.id)).status).toBe(409);
+    await api.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': `f-${Math.random()}` });
+    const noRecipient = await send(draft.body.data.id);
+    expect(noRecipient.status).toBe(400);
+    expect(noRecipient.body.errors).toEqual([{ path: 'to', message: expect.any(String) }]);
+    const eleven = Array.from({ length: 11 }, (_, index) => `r${index}@buyer.example`);
+    expect((await send(draft.body.data.id, { to: eleven })).status).toBe(400);
+    expect((await send(draft.body.data.id, { to: ['a@buyer.example'], cc: eleven.slice(0, 10) })).status).toBe(400);
+    for (const forged of ['a@buyer.example\r\nBcc: evil@attacker.example', 'a@buyer.example, evil@attacker.example', 'Evil <evil@attacker.example>', '=?utf-8?q?evil?=@attacker.example', 'not-an-address']) {
+      const response = await send(draft.body.data.id, { to: [forged] });
+      expect(response.status, forged).toBe(400);
+    }
+    expect((await send(draft.body.data.id, { to: ['a@buyer.example'], attachments: ['xrechnung_cii'] })).status).toBe(400);
+    await api.call('POST', `/api/v1/invoices/${draft.body.data.id}/void`, undefined, { 'x-idempotency-key': `v-${Math.random()}` });
+    expect((await send(draft.body.data.id, { to: ['a@buyer.example'] })).status).toBe(409);
+  }, 60_000);
+
+  it('lets no name, note or business name add a header or a recipient (CR/LF, encoded words)', async () => {
+    await api.call('PATCH', '/api/v1/account', { business_name: 'Evil =?utf-8?b?QmNjOiBldmlsQGF0dGFja2VyLmV4YW1wbGU=?= Ltd' });
+    const { invoice } = await openInvoice({ name: 'Mallory\r\nBcc: evil@attacker.example\r\nX-Injected: 1', email: 'hostile@buyer.example' });
+    const queued = await send(invoice.id, { message: 'Hi\r\nBcc: evil2@attacker.example\r\n\r\n<script>alert(1)</script> =?utf-8?q?Subject:_x?=', attachments: [] });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    await messageWhen(queued.body.data.id, (message) => message.status === 'sent');
+    const [mail] = await smtp.waitFor((each) => each.messageId === `<${queued.body.data.id}@platform.example>`);
+    expect(mail!.envelopeTo).toEqual(['hostile@buyer.example']);
+    expect(mail!.parsed.bcc).toBeUndefined();
+    expect(mail!.parsed.headers.has('x-injected')).toBe(false);
+    const headerBlock = mail!.raw.split('\r\n\r\n')[0]!;
+    expect(headerBlock).not.toMatch(/attacker/i);
+    // The subject reads as typed, each `=?` broken up so that it never decodes into anything else.
+    expect(mail!.parsed.subject).toBe(`Invoice ${invoice.number} from Evil = ?utf-8?b?QmNjOiBldmlsQGF0dGFja2VyLmV4YW1wbGU= ?= Ltd`);
+    expect(mail!.parsed.from?.value[0]?.address).toBe('invoices@platform.example');
+    expect(mail!.parsed.html).not.toContain('<script>');
+    expect(mail!.parsed.html).toContain('&lt;script&gt;');
+    await api.call('PATCH', '/api/v1/account', { business_name: 'Seller GmbH' });
+  }, 60_000);
+
+  it('retries temporary refusals (451, a dropped connection) on MAIL_RETRY_SCHEDULE, once per Message-ID', async () => {
+    const { invoice } = await openInvoice({ email: 'later2@buyer.example' });
+    const deferred = await send(invoice.id, { attachments: [] });
+    const { invoice: second } = await openInvoice({ email: 'drop1@buyer.example' });
+    const dropped = await send(second.id, { attachments: [] });
+    const afterDeferrals = await messageWhen(deferred.body.data.id, (message) => message.status !== 'queued', 20_000);
+    expect(afterDeferrals).toMatchObject({ status: 'sent', attempts: 3, error: null });
+    const afterDrop = await messageWhen(dropped.body.data.id, (message) => message.status !== 'queued', 20_000);
+    expect(afterDrop).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(smtp.received.filter((each) => each.messageId === `<${deferred.body.data.id}@platform.example>`)).toHaveLength(1);
+    // Always deferred: given up after 1 + 3 attempts.
+    const { invoice: third } = await openInvoice({ email: 'later9@buyer.example' });
+    const givenUp = await send(third.id, { attachments: [] });
+    const failed = await messageWhen(givenUp.body.data.id, (message) => message.status === 'failed', 20_000);
+    expect(failed.attempts).toBe(4);
+    expect(failed.error).toMatch(/451/);
+    expect(await outboxTypes(failed.id)).toEqual(['billing.message.failed']);
+  }, 60_000);
+
+  it('fails a permanent refusal, suppresses the address (later sends fail at once) until the customer’s email changes', async () => {
+    const { invoice, customer } = await openInvoice({ email: 'refuse-me@buyer.example' });
+    const first = await send(invoice.id, { attachments: [] });
+    const failed = await messageWhen(first.body.data.id, (message) => message.status === 'failed');
+    expect(failed).toMatchObject({ attempts: 1, error: expect.stringMatching(/550/) });
+    expect(await outboxTypes(failed.id)).toEqual(['billing.message.failed', 'billing.email.suppressed']);
+    const again = await send(invoice.id, { attachments: [] });
+    expect(again.body.data).toMatchObject({ status: 'failed', error: 'suppressed', attempts: 0 });
+    // As catalog's consumer of billing.email.suppressed marks it (tested in catalog's own tests):
+    await harness.sql(`update catalog.customers set email_status = 'bounced' where email = 'refuse-me@buyer.example'`);
+    expect((await send(invoice.id, { attachments: [] })).body.data.error).toBe('suppressed');
+    // The customer's email changes (catalog sets it ok again), and back: the address is tried again.
+    await seed.updateCustomer(customer.id, { email: 'other@buyer.example' });
+    await seed.updateCustomer(customer.id, { email: 'refuse-me@buyer.example' });
+    const retried = await send(invoice.id, { attachments: [] });
+    expect(retried.body.data.status).toBe('queued');
+  }, 60_000);
+});

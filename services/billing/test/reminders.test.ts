@@ -1,0 +1,96 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BillingService } from '../src/service.ts';
+import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+
+// Reminders on reminder_days, in the workspace's time zone, with SMTP_URL unset: each message is
+// written as an .eml file, as `npm start` does for a newcomer.
+describe('reminders', () => {
+  let harness: BillingHarness;
+  let replica: BillingService;
+  let api: WorkspaceClient;
+  let seed: ReturnType<typeof catalogSeeder>;
+  let mailDir: string;
+
+  const reminders = async (invoiceId: string) =>
+    (await api.call('GET', `/api/v1/invoices/${invoiceId}/messages`)).body.data.filter((message: { kind: string }) => message.kind === 'reminder');
+  const settle = async (invoiceId: string) => {
+    for (let i = 0; i < 100; i += 1) {
+      if ((await reminders(invoiceId)).every((message: { status: string }) => message.status !== 'queued')) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('reminders stayed queued');
+  };
+
+  beforeAll(async () => {
+    mailDir = await mkdtemp(join(tmpdir(), 'billing-mail-'));
+    harness = await startBillingHarness({ env: { MAIL_DIR: mailDir, MAIL_POLL_MS: '100', REMINDER_SWEEP_INTERVAL_MS: '3600000' } });
+    replica = await harness.start();
+    api = workspaceClient(harness.service);
+    seed = catalogSeeder(harness, api.workspaceId);
+    await api.call('PATCH', '/api/v1/account', { business_name: 'Seller GmbH', timezone: 'Europe/Berlin', reminder_days: [7, -3, 0], email_attachments: [], default_currency: 'EUR' });
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await rm(mailDir, { recursive: true, force: true });
+  });
+
+  it('validates reminder_days and returns them sorted', async () => {
+    const account = await api.call('GET', '/api/v1/account');
+    expect(account.body.data).toMatchObject({ reminder_days: [-3, 0, 7], email_attachments: [], send_on_finalize: false, reply_to: null });
+    for (const reminder_days of [[-31], [366], [1.5], [1, 1], Array.from({ length: 11 }, (_, i) => i)]) {
+      expect((await api.call('PATCH', '/api/v1/account', { reminder_days })).status, JSON.stringify(reminder_days)).toBe(400);
+    }
+    expect((await api.call('PATCH', '/api/v1/account', { reply_to: 'x@y.example\r\nBcc: z@attacker.example' })).status).toBe(400);
+  });
+
+  it('sends one reminder per day in the workspace’s time zone, across replicas; catches up missed days once (the latest); stops when paid', async () => {
+    const customer = await seed.customer({ email: 'payer@buyer.example' });
+    const created = await api.call('POST', '/api/v1/invoices', { customer: customer.id, due_date: '2026-12-10', items: [{ description: 'Audit', unit_amount: 50_000 }] }, { 'x-idempotency-key': 'r-create' });
+    const invoice = (await api.call('POST', `/api/v1/invoices/${created.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'r-fin' })).body.data;
+
+    // 6 December, 23:30 UTC: still the 6th in UTC, already the 7th (due − 3) in Berlin.
+    harness.clock.set('2026-12-06T22:30:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(0);
+    harness.clock.set('2026-12-06T23:30:00.000Z');
+    const [first, second] = await Promise.all([harness.service.reminders.sweepOnce(), replica.reminders.sweepOnce()]);
+    expect(first + second).toBe(1);
+    expect(await harness.service.reminders.sweepOnce()).toBe(0);
+    await settle(invoice.id);
+
+    // Down from the 8th to the 20th: the reminders of the 10th (due) and 17th (due + 7) were missed; only the 17th's goes.
+    harness.clock.set('2026-12-20T09:00:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(1);
+    expect(await replica.reminders.sweepOnce()).toBe(0);
+    await settle(invoice.id);
+    const sent = await reminders(invoice.id);
+    expect(sent.map((message: { status: string; subject: string }) => [message.status, message.subject])).toEqual([
+      ['sent', `Reminder: invoice ${invoice.number} from Seller GmbH`],
+      ['sent', `Reminder: invoice ${invoice.number} from Seller GmbH`],
+    ]);
+    const days = await harness.sql<{ reminder_on: string }>(`select to_char(reminder_on, 'YYYY-MM-DD') as reminder_on from billing.messages where invoice_id = ? order by reminder_on`, [
+      invoice.id.replace(/^in_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+    ]);
+    expect(days.map((row) => row.reminder_on)).toEqual(['2026-12-07', '2026-12-17']);
+
+    // The .eml written for it: what a newcomer opens.
+    const files = await readdir(mailDir);
+    const eml = await readFile(join(mailDir, `${sent[0].id}.eml`), 'utf8');
+    expect(files).toContain(`${sent[0].id}.eml`);
+    const parsed = await simpleParser(eml);
+    expect(parsed.messageId).toBe(`<${sent[0].id}@localhost>`);
+    expect(parsed.to).toMatchObject({ value: [{ address: 'payer@buyer.example' }] });
+    expect(parsed.text).toContain('Amount due: €500.00 (was due on Dec 10, 2026)');
+    expect(parsed.html).toContain('€500.00');
+
+    await api.call('PATCH', '/api/v1/account', { reminder_days: [-3, 0, 7, 30] });
+    await api.call('POST', `/api/v1/invoices/${invoice.id}/pay`, undefined, { 'x-idempotency-key': 'r-pay' });
+    harness.clock.set('2027-01-10T09:00:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(0);
+    const types = await harness.sql<{ type: string }>(`select envelope->>'type' as type from billing.outbox where envelope::text like ? order by created_at, id`, [`%${invoice.id}%`]);
+    expect(types.filter((row) => row.type === 'billing.invoice.reminder_sent')).toHaveLength(2);
+  }, 60_000);
+});
