@@ -17,6 +17,7 @@ import { listProcesses } from './proc.ts';
 import { ProcessMeter, type MemoryUsage, type WatchedProcess } from './process-meter.ts';
 import { renderReport, type SectionOutcome } from './report.ts';
 import type { BenchContext, BenchSection } from './section.ts';
+import { bankStatementImport } from './sections/bank-statement-import.ts';
 import { billingFinalize } from './sections/billing-finalize.ts';
 import { deepPages } from './sections/deep-pages.ts';
 import { documentsPdf } from './sections/documents-pdf.ts';
@@ -27,7 +28,7 @@ import { webhookDelivery } from './sections/webhook-delivery.ts';
 import { renderTable, type Table } from './table.ts';
 
 /** Every section, in the order they run. */
-const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, subscriptionInvoicing, deepPages, startMemory, documentsPdf, webhookDelivery];
+const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, subscriptionInvoicing, deepPages, startMemory, documentsPdf, webhookDelivery, bankStatementImport];
 const BENCH_DIR = join(repositoryRoot(), 'bench');
 /** Seconds the services may settle after /readyz before their idle memory is read. */
 const IDLE_SETTLE_MS = 2_000;

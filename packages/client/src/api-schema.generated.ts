@@ -1151,7 +1151,26 @@ export interface components {
         };
         /** @enum {string} */
         PaymentMethod: "bank_transfer" | "card" | "cash" | "check" | "direct_debit" | "other";
-        /** @description An ISO 20022 camt.053 (versions 001.02 to 001.08) or camt.054 document, sent with `Content-Type: application/xml`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused. */
+        /**
+         * @description An ISO 20022 camt.053 (versions 001.02 to 001.08) or camt.054 document, sent with `Content-Type: application/xml`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused.
+         * @example <?xml version="1.0" encoding="UTF-8"?>
+         *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+         *       <BkToCstmrStmt>
+         *         <GrpHdr><MsgId>STMT-2026-11-20</MsgId><CreDtTm>2026-11-20T18:00:00</CreDtTm></GrpHdr>
+         *         <Stmt>
+         *           <Id>STMT-2026-11-20-1</Id>
+         *           <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>
+         *           <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+         *           <Ntry>
+         *             <Amt Ccy="EUR">1190.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
+         *             <BookgDt><Dt>2026-11-20</Dt></BookgDt><AcctSvcrRef>TRF-0001</AcctSvcrRef>
+         *             <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
+         *             <NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Müller GmbH</Nm></Pty></Dbtr></RltdPties><RmtInf><Ustrd>Invoice INV/2026/0001</Ustrd></RmtInf></TxDtls></NtryDtls>
+         *           </Ntry>
+         *         </Stmt>
+         *       </BkToCstmrStmt>
+         *     </Document>
+         */
         BankStatementBody: string;
         MatchBankStatementEntryBody: {
             /**
@@ -5051,6 +5070,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example <?xml version="1.0" encoding="UTF-8"?>
+                 *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+                 *       <BkToCstmrStmt>
+                 *         <GrpHdr><MsgId>STMT-2026-11-20</MsgId><CreDtTm>2026-11-20T18:00:00</CreDtTm></GrpHdr>
+                 *         <Stmt>
+                 *           <Id>STMT-2026-11-20-1</Id>
+                 *           <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id></Acct>
+                 *           <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">0.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+                 *           <Ntry>
+                 *             <Amt Ccy="EUR">1190.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
+                 *             <BookgDt><Dt>2026-11-20</Dt></BookgDt><AcctSvcrRef>TRF-0001</AcctSvcrRef>
+                 *             <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
+                 *             <NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Müller GmbH</Nm></Pty></Dbtr></RltdPties><RmtInf><Ustrd>Invoice INV/2026/0001</Ustrd></RmtInf></TxDtls></NtryDtls>
+                 *           </Ntry>
+                 *         </Stmt>
+                 *       </BkToCstmrStmt>
+                 *     </Document>
+                 */
                 "application/xml": components["schemas"]["BankStatementBody"];
             };
         };

@@ -130,7 +130,8 @@ describe('outbox across a NATS outage', () => {
     expect(statuses.flat().every((status) => status === 200 || status === 201)).toBe(true);
 
     const committed = (await harness.sql<{ id: string }>('select id from billing.outbox')).map((row) => row.id);
-    expect(committed).toHaveLength(180);
+    // Per lifecycle: created, finalized, payment_recorded and paid.
+    expect(committed).toHaveLength(240);
     await expect.poll(() => committed.filter((id) => !received.has(id)).length, { timeout: 60_000, interval: 200 }).toBe(0);
     expect((await service.relay.lag()).pending).toBe(0);
   }, 90_000);

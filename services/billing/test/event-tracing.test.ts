@@ -39,6 +39,7 @@ describe("events in their request's trace", () => {
     expect(rows).toEqual([
       { subject: 'billing.invoice.created', traceparent: traceparentOf('/api/v1/invoices') },
       { subject: 'billing.invoice.finalized', traceparent: traceparentOf('/api/v1/invoices/:id/finalize') },
+      { subject: 'billing.invoice.payment_recorded', traceparent: traceparentOf('/api/v1/invoices/:id/pay') },
       { subject: 'billing.invoice.paid', traceparent: traceparentOf('/api/v1/invoices/:id/pay') },
     ]);
   });

@@ -196,19 +196,20 @@ describe('finalize, pay, void', () => {
     await api.call('DELETE', `/api/v1/invoices/${deleted.id}`);
 
     const rows = (await outboxOf(created.id)).map((row) => row.envelope);
-    expect(rows.map((envelope) => envelope.type)).toEqual(['billing.invoice.created', 'billing.invoice.updated', 'billing.invoice.finalized', 'billing.invoice.paid']);
+    expect(rows.map((envelope) => envelope.type)).toEqual(['billing.invoice.created', 'billing.invoice.updated', 'billing.invoice.finalized', 'billing.invoice.payment_recorded', 'billing.invoice.paid']);
     for (const envelope of rows) {
       expect(isBillingSubject(envelope.type)).toBe(true);
       if (isBillingSubject(envelope.type)) expect(billingEventSchema(envelope.type).safeParse(envelope).success).toBe(true);
       expect(envelope).toMatchObject({ workspace_id: api.workspaceId, actor_key_id: api.keyId, correlation_id: expect.stringMatching(/^req-/) });
     }
     expect(rows[2]).toMatchObject({ idempotency_key: 'idem-fin', data: { object: { status: 'open', number: expect.any(String) } } });
-    const paid = rows[3] as EventEnvelope<{ object: { status: string; lines: { data: unknown[] } } }>;
+    expect(rows[3]).toMatchObject({ idempotency_key: 'idem-pay', data: { object: { status: 'paid', amount_remaining: 0 } } });
+    const paid = rows[4] as EventEnvelope<{ object: { status: string; lines: { data: unknown[] } } }>;
     expect(paid).toMatchObject({ idempotency_key: 'idem-pay', data: { object: { status: 'paid' } } });
     expect(paid.data.object.lines.data).toHaveLength(1);
     expect((await outboxOf(deleted.id)).map((row) => row.envelope.type)).toEqual(['billing.invoice.created', 'billing.invoice.deleted']);
 
-    await expect.poll(() => published.filter((e) => JSON.stringify(e.data).includes(created.id)).length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => published.filter((e) => JSON.stringify(e.data).includes(created.id)).length, { timeout: 10_000 }).toBe(5);
     await expect.poll(async () => (await harness.service.relay.lag()).pending, { timeout: 10_000 }).toBe(0);
   });
 });
