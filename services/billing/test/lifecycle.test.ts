@@ -401,6 +401,10 @@ describe('account', () => {
       electronic_address_scheme: null,
       payment_account: null,
       pdf_format: 'standard',
+      send_on_finalize: false,
+      email_attachments: ['pdf'],
+      reminder_days: [],
+      reply_to: null,
     });
     await api.call('PATCH', '/api/v1/account', { business_name: 'Seller', tax_id: 'T1', address: { city: 'Paris', country: 'fr' }, default_currency: 'eur' });
     const patched = await api.call('PATCH', '/api/v1/account', { tax_id: '', address: { line1: '1 Rue' }, number_format: '{YYYY}-{SEQ:5}' });
