@@ -89,6 +89,23 @@ describe('e-mail delivery', () => {
     expect(listed.body.data.map((message: { id: string }) => message.id)).toEqual([sent.id]);
   }, 120_000);
 
+  it('send_on_finalize: finalizing queues the e-mail in the finalize batch, to the customer, with the account’s attachments it qualifies for', async () => {
+    await api.call('PATCH', '/api/v1/account', { send_on_finalize: true, email_attachments: ['pdf', 'xrechnung_cii'] });
+    try {
+      const { invoice } = await openInvoice({ email: 'auto@buyer.example' });
+      const listed = await api.call('GET', `/api/v1/invoices/${invoice.id}/messages`);
+      expect(listed.body.data).toHaveLength(1);
+      // Not XRechnung-ready (no buyer reference, no seller contact): the PDF alone.
+      expect(listed.body.data[0]).toMatchObject({ kind: 'invoice', to: ['auto@buyer.example'], attachments: [{ content_type: 'application/pdf' }] });
+      await messageWhen(listed.body.data[0].id, (message) => message.status === 'sent', 90_000);
+      // A finalize answered as it is (open already) queues nothing more.
+      await api.call('POST', `/api/v1/invoices/${invoice.id}/finalize`, undefined, { 'x-idempotency-key': `again-${invoice.id}` });
+      expect((await api.call('GET', `/api/v1/invoices/${invoice.id}/messages`)).body.data).toHaveLength(1);
+    } finally {
+      await api.call('PATCH', '/api/v1/account', { send_on_finalize: false, email_attachments: ['pdf'] });
+    }
+  }, 120_000);
+
   it('refuses what cannot be sent: a draft (409), a void invoice (409), no recipient (400), more than 10 (400), a forged address (400), an e-invoice the invoice lacks data for (400)', async () => {
     const customer = await seed.customer({ email: null });
     const draft = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'x', unit_amount: 100 }] }, { 'x-idempotency-key': `d-${Math.random()}` });

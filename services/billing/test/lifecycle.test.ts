@@ -404,6 +404,10 @@ describe('account', () => {
       pdf_format: 'standard',
       locale: 'en',
       einvoice_required: 'none',
+      send_on_finalize: false,
+      email_attachments: ['pdf'],
+      reminder_days: [],
+      reply_to: null,
     });
     await api.call('PATCH', '/api/v1/account', { business_name: 'Seller', tax_id: 'T1', address: { city: 'Paris', country: 'fr' }, default_currency: 'eur' });
     const patched = await api.call('PATCH', '/api/v1/account', { tax_id: '', address: { line1: '1 Rue' }, number_format: '{YYYY}-{SEQ:5}' });

@@ -53,10 +53,17 @@ export const eventService = ({ em, cursors, announce }: EventServiceDeps) => {
 
     redeliver: async (workspaceId: string, publicId: string, body: RedeliverEventBody) => {
       const event = await findEvent(workspaceId, publicId);
-      const endpointIds = await em.transactional(async (tx) => {
-        const ids = await recipientsOf(tx, workspaceId, event.type, body.endpoint);
-        await deliveryRepository(tx).enqueueEvent(tx, event.id, ids, 'redeliver');
-        return ids;
+      const enqueue = () =>
+        em.transactional(async (tx) => {
+          const ids = await recipientsOf(tx, workspaceId, event.type, body.endpoint);
+          await deliveryRepository(tx).enqueueEvent(tx, event.id, ids, 'redeliver');
+          return ids;
+        });
+      // An endpoint deleted between the read and the insert (a foreign key violation): read the
+      // recipients again, which no longer include it (one named in `endpoint` is then a 404).
+      const endpointIds = await enqueue().catch((error: unknown) => {
+        if ((error as { code?: string }).code === '23503') return enqueue();
+        throw error;
       });
       if (endpointIds.length > 0) announce();
       return {
