@@ -649,7 +649,7 @@ export interface components {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             postal_code?: string | null;
             /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
-            country?: string | "" | null;
+            country?: components["schemas"]["CountryCode"] | "" | null;
         };
         UpdateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character. */
@@ -701,6 +701,16 @@ export interface components {
             /** @description False archives the product, true reactivates it. */
             active?: boolean;
         };
+        /**
+         * @description An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.
+         * @example USD
+         */
+        CurrencyCode: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG") | string;
+        /**
+         * @description `one_time` or `recurring`.
+         * @enum {string}
+         */
+        PriceType: "one_time" | "recurring";
         CreatePriceBody: {
             /**
              * @description The `prod_` ID (or UUID) of a product in the workspace.
@@ -709,17 +719,12 @@ export interface components {
             product: string;
             /** @description Minor units of `currency`; a non-negative integer up to 2^53 - 1. */
             unit_amount: number;
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /**
              * @description Default `one_time`.
              * @default one_time
-             * @enum {string}
              */
-            type?: "one_time" | "recurring";
+            type?: components["schemas"]["PriceType"];
             /** @description Required when `type` is `recurring`; absent or null when `one_time`. */
             recurring?: components["schemas"]["RecurringInput"] | null;
             /**
@@ -729,19 +734,18 @@ export interface components {
             tax_rate?: number;
             /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
             nickname?: string | null;
-        };
+        } & unknown;
         RecurringInput: {
-            /**
-             * @description `day`, `week`, `month` or `year`.
-             * @enum {string}
-             */
-            interval: "day" | "week" | "month" | "year";
+            /** @description `day`, `week`, `month` or `year`. */
+            interval: components["schemas"]["RecurringInterval"];
             /**
              * @description Intervals between billings, 1 to 52; default 1.
              * @default 1
              */
             interval_count?: number;
         };
+        /** @enum {string} */
+        RecurringInterval: "day" | "week" | "month" | "year";
         UpdatePriceBody: {
             /** @description Not accepted: a price stays on its product. */
             product?: unknown;
@@ -749,39 +753,28 @@ export interface components {
             nickname?: string | null;
             /** @description Minor units of `currency`; a non-negative integer up to 2^53 - 1. */
             unit_amount?: number;
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Changing it needs a matching `recurring` (an object for `recurring`, absent or null for `one_time`).
-             * @enum {string}
-             */
-            type?: "one_time" | "recurring";
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Changing it needs a matching `recurring` (an object for `recurring`, absent or null for `one_time`). */
+            type?: components["schemas"]["PriceType"];
             /** @description Replaces the schedule of a recurring price as a whole. */
             recurring?: components["schemas"]["RecurringInput"] | null;
             /** @description Percentage 0 to 100 with at most 4 decimals: 8.5 means 8.5 percent. */
             tax_rate?: number;
             /** @description False archives the price, true reactivates it. */
             active?: boolean;
-        };
+        } & unknown;
+        /** @enum {string} */
+        InvoiceStatus: "draft" | "open" | "overdue" | "paid" | "void";
         CreateInvoiceBody: {
             /**
              * @description `cus_` ID (or UUID) of a customer in the workspace.
              * @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
             customer: string;
-            /**
-             * @description Default: the account’s currency. Accepted in any case.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Default `send_invoice`.
-             * @enum {string}
-             */
-            collection_method?: "send_invoice" | "charge_automatically";
+            /** @description Default: the account’s currency. Accepted in any case. */
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Default `send_invoice`. */
+            collection_method?: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @description Default: today in the workspace’s time zone.
@@ -805,17 +798,39 @@ export interface components {
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         };
+        /** @enum {string} */
+        CollectionMethod: "send_invoice" | "charge_automatically";
+        /** @description A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`). */
         InvoiceItemInput: {
             /**
              * @description A `price_` ID (or UUID) for a catalog line; an archived price is refused.
              * @example price_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
-            price?: string;
-            /** @description Required on ad-hoc lines; overrides the product name on catalog lines. */
+            price: string;
+            /** @description Overrides the product name. */
             description?: string;
-            /** @description Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines. */
-            unit_amount?: number;
-            /** @description Ad-hoc lines only; default 0. Catalog lines take the price’s rate. */
+            /**
+             * @description Integer ≥ 1; default 1.
+             * @default 1
+             */
+            quantity?: number;
+            /** @description Null or absent: no discount. */
+            discount?: components["schemas"]["DiscountInput"] | null;
+            /**
+             * @description UN/ECE Recommendation 20 unit of `quantity` (BT-130), any case, returned uppercase; default `C62` (one).
+             * @example HUR
+             */
+            unit_code?: string;
+            /** @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate. */
+            tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_exemption_reason?: string | null;
+        } | ({
+            /** @description What is invoiced. */
+            description: string;
+            /** @description Minor units of the invoice currency. */
+            unit_amount: number;
+            /** @description Default 0. */
             tax_rate?: number;
             /**
              * @description Integer ≥ 1; default 1.
@@ -829,37 +844,31 @@ export interface components {
              * @example HUR
              */
             unit_code?: string;
-            /**
-             * @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.
-             * @enum {string}
-             */
-            tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate. */
+            tax_category?: components["schemas"]["TaxCategory"];
             /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_exemption_reason?: string | null;
-        };
+        } & (unknown & unknown & unknown));
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
             /** @description Minor units off the line; at most the line subtotal. */
-            amount_off?: number;
+            amount_off: number;
+        } | {
             /** @description Percent off the line, 0 to 100 with at most 2 decimals; rounded half up. */
-            percent_off?: number;
+            percent_off: number;
         };
+        /** @enum {string} */
+        TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
         UpdateInvoiceBody: {
             /**
              * @description A `cus_` ID or the dashed UUID.
              * @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
             customer?: string;
-            /**
-             * @description Default: the account’s currency. Accepted in any case.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Default `send_invoice`.
-             * @enum {string}
-             */
-            collection_method?: "send_invoice" | "charge_automatically";
+            /** @description Default: the account’s currency. Accepted in any case. */
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Default `send_invoice`. */
+            collection_method?: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @description Default: today in the workspace’s time zone.
@@ -902,6 +911,15 @@ export interface components {
             /** @description Stored in `void_reason` and shown in the timeline. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
         };
+        /**
+         * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
+         * @enum {string}
+         */
+        PdfFormat: "standard" | "facturx";
+        /** @enum {string} */
+        EinvoiceSyntax: "ubl" | "cii";
+        /** @enum {string} */
+        EinvoiceProfile: "en16931" | "xrechnung";
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             business_name?: string | null;
@@ -926,16 +944,8 @@ export interface components {
              */
             electronic_address_scheme?: string | "" | null;
             payment_account?: components["schemas"]["PaymentAccountInput"] | null;
-            /**
-             * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
-             * @enum {string}
-             */
-            pdf_format?: "standard" | "facturx";
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            default_currency?: string;
+            pdf_format?: components["schemas"]["PdfFormat"];
+            default_currency?: components["schemas"]["CurrencyCode"];
             /**
              * @description IANA time zone; decides "today", overdue and the numbering period.
              * @example Europe/Berlin
@@ -973,7 +983,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
         };
@@ -990,15 +1000,14 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed")[];
+            enabled_events?: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
-            /**
-             * @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events.
-             * @enum {string}
-             */
-            status?: "enabled" | "disabled";
+            /** @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events. */
+            status?: components["schemas"]["WebhookEndpointStatus"];
         };
+        /** @enum {string} */
+        WebhookEndpointStatus: "enabled" | "disabled";
         /**
          * @example {
          *       "since": "2026-11-01",
@@ -1025,20 +1034,32 @@ export interface components {
             endpoint?: string;
         };
         Problem: {
-            /** @description A URI naming the error type; `about:blank#<code>` form. */
+            /**
+             * @description A URI naming the error type: `https://docs.invoicing.dev/errors#<code>`, one per `code`.
+             * @example https://docs.invoicing.dev/errors#not_found
+             */
             type: string;
             title: string;
             status: number;
             detail: string;
-            /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "invalid_state" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "idempotency_key_required" | "rate_limited" | "internal" | "unavailable";
+            code: components["schemas"]["ProblemCode"];
             request_id: string;
             /** @description Present on validation failures. */
             errors?: components["schemas"]["FieldError"][];
         };
+        /**
+         * ProblemCode
+         * @description The stable error code; `status` follows from it. An open enum: the values listed are those of this version, and new ones are added without a new API version. A client must accept a value it does not know (treat it as "other") rather than fail.
+         */
+        ProblemCode: ("invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "idempotency_key_required" | "rate_limited" | "internal" | "unavailable") | string;
         FieldError: {
             path: string;
             message: string;
+        };
+        CustomerPage: {
+            data: components["schemas"]["Customer"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Customer: {
             /** @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1075,6 +1096,14 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, uppercase. */
             country: string | null;
         };
+        CustomerData: {
+            data: components["schemas"]["Customer"];
+        };
+        ProductPage: {
+            data: components["schemas"]["Product"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         Product: {
             /** @example prod_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1098,6 +1127,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated: string;
+        };
+        ProductData: {
+            data: components["schemas"]["Product"];
+        };
+        PricePage: {
+            data: components["schemas"]["Price"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Price: {
             /** @example price_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1123,11 +1160,7 @@ export interface components {
              * @constant
              */
             billing_scheme: "per_unit";
-            /**
-             * @description `one_time` or `recurring`.
-             * @enum {string}
-             */
-            type: "one_time" | "recurring";
+            type: components["schemas"]["PriceType"];
             /** @description Set when `type` is `recurring`, null when `one_time`. */
             recurring: components["schemas"]["Recurring"] | null;
             /** @description Percentage, 0 to 100: 8.5 means 8.5 percent. */
@@ -1141,10 +1174,17 @@ export interface components {
             created: string;
         };
         Recurring: {
-            /** @enum {string} */
-            interval: "day" | "week" | "month" | "year";
+            interval: components["schemas"]["RecurringInterval"];
             /** @description Intervals between billings, 1 to 52. */
             interval_count: number;
+        };
+        PriceData: {
+            data: components["schemas"]["Price"];
+        };
+        InvoicePage: {
+            data: components["schemas"]["Invoice"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Invoice: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1153,11 +1193,8 @@ export interface components {
             object: "invoice";
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
-            /**
-             * @description `overdue` is an open invoice past its due date in the workspace’s time zone.
-             * @enum {string}
-             */
-            status: "draft" | "open" | "overdue" | "paid" | "void";
+            /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
+            status: components["schemas"]["InvoiceStatus"];
             /** @description `cus_` ID. */
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
@@ -1167,8 +1204,7 @@ export interface components {
              * @example USD
              */
             currency: string;
-            /** @enum {string} */
-            collection_method: "send_invoice" | "charge_automatically";
+            collection_method: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @example 2026-11-22
@@ -1309,11 +1345,8 @@ export interface components {
              * @example C62
              */
             unit_code: string;
-            /**
-             * @description VAT category code (BT-151).
-             * @enum {string}
-             */
-            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category code (BT-151). */
+            tax_category: components["schemas"]["TaxCategory"];
             /** @description Why no VAT is charged (BT-120); null for `S` and `Z`. */
             tax_exemption_reason: string | null;
         };
@@ -1326,11 +1359,8 @@ export interface components {
             percent_off: number;
         };
         TaxBreakdownEntry: {
-            /**
-             * @description VAT category code (BT-118).
-             * @enum {string}
-             */
-            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category code (BT-118). */
+            tax_category: components["schemas"]["TaxCategory"];
             /** @description Percentage (BT-119): 19 means 19 percent. */
             tax_rate: number;
             /** @description Σ line `amount` of the lines in this category and rate (BT-116), minor units. */
@@ -1365,6 +1395,12 @@ export interface components {
             ready: boolean;
             missing: components["schemas"]["MissingEinvoiceField"][];
         };
+        InvoiceData: {
+            data: components["schemas"]["Invoice"];
+        };
+        InvoiceSummaryData: {
+            data: components["schemas"]["InvoiceSummary"];
+        };
         InvoiceSummary: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1372,11 +1408,8 @@ export interface components {
             object: "invoice";
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
-            /**
-             * @description `overdue` is an open invoice past its due date in the workspace’s time zone.
-             * @enum {string}
-             */
-            status: "draft" | "open" | "overdue" | "paid" | "void";
+            /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
+            status: components["schemas"]["InvoiceStatus"];
             /** @description `cus_` ID. */
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
@@ -1386,8 +1419,7 @@ export interface components {
              * @example USD
              */
             currency: string;
-            /** @enum {string} */
-            collection_method: "send_invoice" | "charge_automatically";
+            collection_method: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @example 2026-11-22
@@ -1442,6 +1474,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated_at: string;
+        };
+        TimelineEntryPage: {
+            data: components["schemas"]["TimelineEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         TimelineEntry: {
             /** @constant */
@@ -1531,6 +1568,9 @@ export interface components {
              */
             due_date: string;
         };
+        NumberingData: {
+            data: components["schemas"]["Numbering"];
+        };
         /**
          * @example {
          *       "object": "numbering",
@@ -1591,6 +1631,9 @@ export interface components {
             last_number: string;
             count: number;
         };
+        NumberingVerificationData: {
+            data: components["schemas"]["NumberingVerification"];
+        };
         NumberingVerification: {
             /** @constant */
             object: "numbering_verification";
@@ -1612,11 +1655,13 @@ export interface components {
             number: string;
             /** @description `in_` ID of the invoice where the chain breaks; null when the number has no invoice. */
             invoice: string | null;
-            /**
-             * @description `snapshot_mismatch`: the invoice no longer hashes to its snapshot_sha256 (edited); `chain_mismatch`: its chain_sha256 does not follow from the previous invoice (edited or removed); `missing_number`: no invoice holds this number (removed); `counter_mismatch`: the series counter disagrees with the invoices.
-             * @enum {string}
-             */
-            reason: "snapshot_mismatch" | "chain_mismatch" | "missing_number" | "counter_mismatch";
+            /** @description `snapshot_mismatch`: the invoice no longer hashes to its snapshot_sha256 (edited); `chain_mismatch`: its chain_sha256 does not follow from the previous invoice (edited or removed); `missing_number`: no invoice holds this number (removed); `counter_mismatch`: the series counter disagrees with the invoices. */
+            reason: components["schemas"]["ChainBreakReason"];
+        };
+        /** @enum {string} */
+        ChainBreakReason: "snapshot_mismatch" | "chain_mismatch" | "missing_number" | "counter_mismatch";
+        AccountData: {
+            data: components["schemas"]["Account"];
         };
         Account: {
             /** @constant */
@@ -1636,11 +1681,8 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions). */
             payment_account: components["schemas"]["PaymentAccount"] | null;
-            /**
-             * @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`.
-             * @enum {string}
-             */
-            pdf_format: "standard" | "facturx";
+            /** @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`. */
+            pdf_format: components["schemas"]["PdfFormat"];
             /**
              * @description Currency of new invoices that name none.
              * @example USD
@@ -1655,6 +1697,11 @@ export interface components {
             /** @example #1A2B3C */
             brand_color: string | null;
         };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         WebhookEndpoint: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1664,13 +1711,10 @@ export interface components {
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
             description: string | null;
-            /**
-             * @description A disabled endpoint receives nothing.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            /** @description A disabled endpoint receives nothing. */
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** @description Null while enabled. `requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 3 days. */
-            disabled_reason: ("requested" | "gone" | "failing") | null;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
             disabled_at: string | null;
             /** @description The first failed attempt since the last success; null while attempts succeed. */
             failing_since: string | null;
@@ -1687,6 +1731,11 @@ export interface components {
              */
             updated: string;
         };
+        /** @enum {string} */
+        WebhookDisabledReason: "requested" | "gone" | "failing";
+        WebhookEndpointWithSecretData: {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+        };
         WebhookEndpointWithSecret: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1696,13 +1745,10 @@ export interface components {
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
             description: string | null;
-            /**
-             * @description A disabled endpoint receives nothing.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            /** @description A disabled endpoint receives nothing. */
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** @description Null while enabled. `requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 3 days. */
-            disabled_reason: ("requested" | "gone" | "failing") | null;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
             disabled_at: string | null;
             /** @description The first failed attempt since the last success; null while attempts succeed. */
             failing_since: string | null;
@@ -1724,6 +1770,12 @@ export interface components {
              */
             secret: string;
         };
+        WebhookEndpointData: {
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookReplayData: {
+            data: components["schemas"]["WebhookReplay"];
+        };
         WebhookReplay: {
             /** @constant */
             object: "webhook_replay";
@@ -1743,12 +1795,17 @@ export interface components {
             /** @description Events queued for delivery to the endpoint. */
             event_count: number;
         };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         Event: {
             /** @example evt_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
             /** @constant */
             object: "event";
-            type: components["schemas"]["WebhookEventType"];
+            type: components["schemas"]["EventType"];
             /**
              * Format: date-time
              * @description When it happened.
@@ -1758,8 +1815,18 @@ export interface components {
             /** @description `object`: the invoice as it was at that moment, lines included. */
             data: components["schemas"]["InvoiceEventData"];
         };
+        /** @description What happened. */
+        EventType: components["schemas"]["WebhookEventType"];
         InvoiceEventData: {
             object: components["schemas"]["Invoice"];
+        };
+        EventData: {
+            data: components["schemas"]["Event"];
+        };
+        DeliveryAttemptPage: {
+            data: components["schemas"]["DeliveryAttempt"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         DeliveryAttempt: {
             /** @example att_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1772,11 +1839,8 @@ export interface components {
             endpoint: string;
             /** @description The URL the request went to. */
             url: string;
-            /**
-             * @description `event`: the event itself; `replay` and `redeliver`: sent again on request.
-             * @enum {string}
-             */
-            trigger: "event" | "replay" | "redeliver";
+            /** @description `event`: the event itself; `replay` and `redeliver`: sent again on request. */
+            trigger: components["schemas"]["DeliveryTrigger"];
             /** @description 1 for the first attempt of this delivery, 2 for its first retry, and so on. */
             attempt: number;
             /**
@@ -1796,6 +1860,11 @@ export interface components {
             /** @description When this failed delivery is tried again; null when it succeeded or no attempt is left. */
             next_attempt_at: string | null;
         };
+        /** @enum {string} */
+        DeliveryTrigger: "event" | "replay" | "redeliver";
+        EventRedeliveryData: {
+            data: components["schemas"]["EventRedelivery"];
+        };
         /**
          * @example {
          *       "object": "event_redelivery",
@@ -1813,11 +1882,141 @@ export interface components {
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */
             endpoints: string[];
         };
+        /** @description An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase. */
+        CountryCode: ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW") | string;
     };
-    responses: never;
+    responses: {
+        /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing or invalid API key. */
+        Unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The API key lacks the scope this operation needs. */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No such resource in the workspace of the key. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Body larger than 1 MiB. */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Idempotency-Key header required. */
+        IdempotencyKeyRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Rate limit exceeded; wait for `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A dependency is unavailable; retry later (after `Retry-After` seconds when it is sent). */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Any other error, as a problem document: 500 `internal` (with the request id, nothing else), 405 `method_not_allowed` for a method the path does not take (with `Allow`), 408 on a request too slow to arrive, and any status this document adds later. */
+        Error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description On a 405: the methods the path takes, such as `GET, HEAD, POST`. */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id, on every response: quote it when reporting a problem. A well-formed `X-Request-Id` sent by the client is kept. */
+        RequestId: string;
+        /** @description `true` when this is the recorded response of an earlier request with the same Idempotency-Key and body; absent otherwise. */
+        IdempotentReplayed: "true";
+        /** @description The SHA-256 (hex) of the bytes, quoted; send it as `If-None-Match` to get 304 while it is current. */
+        ETag: string;
+        /**
+         * @description `attachment` with a file name made from the invoice number.
+         * @example attachment; filename="INV-2026-0042.pdf"
+         */
+        ContentDisposition: string;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: number;
+        /** @description Requests allowed per window for this API key (or client address, without a key). */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window resets. */
+        RateLimitReset: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1834,6 +2033,7 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,24 +2042,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listCustomers: {
@@ -1872,7 +2057,7 @@ export interface operations {
                 /** @description Partial, case-insensitive match on name, email and tax ID. */
                 q?: string;
                 /** @description Include archived customers. */
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -1883,60 +2068,19 @@ export interface operations {
             /** @description A page of customers. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CustomerPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createCustomer: {
@@ -1970,77 +2114,22 @@ export interface operations {
             /** @description The new customer. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveCustomer: {
@@ -2058,68 +2147,20 @@ export interface operations {
             /** @description The customer. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archiveCustomer: {
@@ -2139,77 +2180,22 @@ export interface operations {
             /** @description The customer with `deleted` true. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateCustomer: {
@@ -2242,86 +2228,23 @@ export interface operations {
             /** @description The updated customer. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listProducts: {
@@ -2334,7 +2257,7 @@ export interface operations {
                 /** @description Partial, case-insensitive match on name and description. */
                 q?: string;
                 /** @description `true`: active products only; `false`: archived only; omitted: both. */
-                active?: "true" | "false";
+                active?: boolean;
             };
             header?: never;
             path?: never;
@@ -2345,60 +2268,19 @@ export interface operations {
             /** @description A page of products. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createProduct: {
@@ -2425,77 +2307,22 @@ export interface operations {
             /** @description The new product. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveProduct: {
@@ -2513,68 +2340,20 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archiveProduct: {
@@ -2594,77 +2373,22 @@ export interface operations {
             /** @description The product with `active` false. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateProduct: {
@@ -2693,86 +2417,23 @@ export interface operations {
             /** @description The updated product. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listPrices: {
@@ -2785,11 +2446,11 @@ export interface operations {
                 /** @description Only prices of this product (`prod_` ID or UUID). */
                 product?: string;
                 /** @description `true`: active prices only; `false`: archived only; omitted: both. */
-                active?: "true" | "false";
+                active?: boolean;
                 /** @description Only prices in this currency (any case). */
-                currency?: string;
+                currency?: components["schemas"]["CurrencyCode"];
                 /** @description Only prices of this type. */
-                type?: "one_time" | "recurring";
+                type?: components["schemas"]["PriceType"];
             };
             header?: never;
             path?: never;
@@ -2800,60 +2461,19 @@ export interface operations {
             /** @description A page of prices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PricePage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createPrice: {
@@ -2874,86 +2494,23 @@ export interface operations {
             /** @description The new price. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrievePrice: {
@@ -2971,68 +2528,20 @@ export interface operations {
             /** @description The price. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archivePrice: {
@@ -3052,77 +2561,22 @@ export interface operations {
             /** @description The price with `active` false. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updatePrice: {
@@ -3146,86 +2600,23 @@ export interface operations {
             /** @description The updated price. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoices: {
@@ -3238,7 +2629,7 @@ export interface operations {
                 /** @description Only this customer’s invoices (`cus_` ID or UUID). */
                 customer?: string;
                 /** @description `overdue` and `open` are told apart as reads report them. */
-                status?: "draft" | "open" | "overdue" | "paid" | "void";
+                status?: components["schemas"]["InvoiceStatus"];
                 /** @description Partial, case-insensitive match on number, customer name and notes. */
                 q?: string;
                 /** @description Created at or after. */
@@ -3255,60 +2646,19 @@ export interface operations {
             /** @description A page of invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["InvoicePage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createInvoice: {
@@ -3330,95 +2680,24 @@ export interface operations {
             /** @description The draft: number null, amount_due 0. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveInvoice: {
@@ -3436,68 +2715,20 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     deleteInvoice: {
@@ -3517,73 +2748,20 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateInvoice: {
@@ -3607,86 +2785,23 @@ export interface operations {
             /** @description The updated draft with its full lines. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     finalizeInvoice: {
@@ -3712,95 +2827,24 @@ export interface operations {
             /** @description The finalized invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     payInvoice: {
@@ -3825,95 +2869,24 @@ export interface operations {
             /** @description The paid invoice, without `lines`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["InvoiceSummary"];
-                    };
+                    "application/json": components["schemas"]["InvoiceSummaryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     voidInvoice: {
@@ -3943,95 +2916,24 @@ export interface operations {
             /** @description The void invoice, without `lines`; `paid_at` is null. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["InvoiceSummary"];
-                    };
+                    "application/json": components["schemas"]["InvoiceSummaryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoiceTimeline: {
@@ -4054,69 +2956,20 @@ export interface operations {
             /** @description A page of timeline entries, oldest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TimelineEntry"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["TimelineEntryPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     rotateInvoicePublicLink: {
@@ -4141,95 +2994,34 @@ export interface operations {
             /** @description The invoice with its new public link. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadInvoicePdf: {
         parameters: {
             query?: {
                 /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
-                format?: "standard" | "facturx";
+                format?: components["schemas"]["PdfFormat"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Prefixed public ID or the dashed UUID. */
                 id: string;
@@ -4241,6 +3033,9 @@ export interface operations {
             /** @description The PDF, with `Content-Disposition` naming the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,75 +3045,32 @@ export interface operations {
             /** @description The PDF named by `If-None-Match` is the current one. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadInvoiceEinvoice: {
         parameters: {
             query?: {
                 /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
-                syntax?: "ubl" | "cii";
+                syntax?: components["schemas"]["EinvoiceSyntax"];
                 /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
-                profile?: "en16931" | "xrechnung";
+                profile?: components["schemas"]["EinvoiceProfile"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Prefixed public ID or the dashed UUID. */
                 id: string;
@@ -4330,6 +3082,9 @@ export interface operations {
             /** @description The XML, as an attachment named after the invoice number, syntax and profile. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4347,64 +3102,19 @@ export interface operations {
             /** @description The document named by `If-None-Match` is the current one. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     viewPublicInvoice: {
@@ -4422,6 +3132,7 @@ export interface operations {
             /** @description An HTML page (noindex, no referrer). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4429,51 +3140,22 @@ export interface operations {
                     "text/html; charset=utf-8": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadPublicInvoicePdf: {
         parameters: {
             query?: {
                 /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
-                format?: "standard" | "facturx";
+                format?: components["schemas"]["PdfFormat"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The invoice’s `public_url_token`. */
                 token: string;
@@ -4485,59 +3167,42 @@ export interface operations {
             /** @description The PDF, as an attachment named after the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/pdf": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
+            /** @description The document named by `If-None-Match` is the current one. */
+            304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadPublicInvoiceEinvoice: {
         parameters: {
             query?: {
                 /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
-                syntax?: "ubl" | "cii";
+                syntax?: components["schemas"]["EinvoiceSyntax"];
                 /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
-                profile?: "en16931" | "xrechnung";
+                profile?: components["schemas"]["EinvoiceProfile"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The invoice’s `public_url_token`. */
                 token: string;
@@ -4549,6 +3214,9 @@ export interface operations {
             /** @description The XML, as an attachment named after the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4563,42 +3231,20 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
+            /** @description The document named by `If-None-Match` is the current one. */
+            304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveNumbering: {
@@ -4613,59 +3259,19 @@ export interface operations {
             /** @description The numbering report. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Numbering"];
-                    };
+                    "application/json": components["schemas"]["NumberingData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     verifyNumbering: {
@@ -4680,59 +3286,19 @@ export interface operations {
             /** @description The verification result. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["NumberingVerification"];
-                    };
+                    "application/json": components["schemas"]["NumberingVerificationData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveAccount: {
@@ -4747,59 +3313,19 @@ export interface operations {
             /** @description The account; defaults until first updated. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Account"];
-                    };
+                    "application/json": components["schemas"]["AccountData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateAccount: {
@@ -4835,77 +3361,22 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Account"];
-                    };
+                    "application/json": components["schemas"]["AccountData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listWebhookEndpoints: {
@@ -4925,60 +3396,19 @@ export interface operations {
             /** @description A page of webhook endpoints. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createWebhookEndpoint: {
@@ -4999,77 +3429,22 @@ export interface operations {
             /** @description The new endpoint with its secret. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpointWithSecret"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveWebhookEndpoint: {
@@ -5087,68 +3462,20 @@ export interface operations {
             /** @description The endpoint, without its secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     deleteWebhookEndpoint: {
@@ -5168,73 +3495,20 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateWebhookEndpoint: {
@@ -5258,86 +3532,23 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -5357,77 +3568,22 @@ export interface operations {
             /** @description The endpoint with its new secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpointWithSecret"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     replayWebhookEvents: {
@@ -5459,86 +3615,23 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookReplay"];
-                    };
+                    "application/json": components["schemas"]["WebhookReplayData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listEvents: {
@@ -5564,60 +3657,19 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Event"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveEvent: {
@@ -5635,68 +3687,20 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Event"];
-                    };
+                    "application/json": components["schemas"]["EventData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listEventDeliveries: {
@@ -5719,69 +3723,20 @@ export interface operations {
             /** @description A page of delivery attempts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["DeliveryAttempt"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryAttemptPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     redeliverEvent: {
@@ -5805,86 +3760,23 @@ export interface operations {
             /** @description The endpoints the event is queued for. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["EventRedelivery"];
-                    };
+                    "application/json": components["schemas"]["EventRedeliveryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
 }

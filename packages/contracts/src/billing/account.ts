@@ -20,6 +20,7 @@ export const NUMBER_FORMAT_MAX = 64;
 export const SEQUENCE_WIDTH_MAX = 12;
 
 const NUMBER_FORMAT_TOKEN = /\{([^{}]*)\}/g;
+const NUMBER_FORMAT_LITERAL = '[^{}"\\\\\\u0000-\\u001f\\u007f]';
 
 /**
  * What is wrong with a number format, or an empty list. Tokens: `{YYYY}`, `{YY}`, `{MM}` and
@@ -55,6 +56,10 @@ export const NumberFormat = z
     for (const message of numberFormatProblems(format)) ctx.addIssue({ code: 'custom', message });
   })
   .meta({
+    // The shape as a pattern: literal characters (no quotes, backslashes or control characters),
+    // the tokens {YYYY}, {YY}, {MM}, and {SEQ:n} exactly once. That {MM} needs a year beside it
+    // stays in the description: a pattern would need lookaheads that generators do not follow.
+    pattern: `^(?:${NUMBER_FORMAT_LITERAL}|\\{(?:YYYY|YY|MM)\\})*\\{SEQ:0*(?:[1-9]|1[0-2])\\}(?:${NUMBER_FORMAT_LITERAL}|\\{(?:YYYY|YY|MM)\\})*$`,
     description:
       'Invoice number format. Tokens: `{YYYY}`, `{YY}`, `{MM}` (the period becomes the month) and `{SEQ:n}` (the sequence, zero-padded to at least n digits; required exactly once). Other characters are literal. Without a year or month token the series never restarts.',
     example: DEFAULT_NUMBER_FORMAT,

@@ -53,7 +53,7 @@ export const PaymentAccountInput = z
 export type PaymentAccountInput = z.infer<typeof PaymentAccountInput>;
 
 export const PDF_FORMATS = ['standard', 'facturx'] as const;
-export const PdfFormat = z.enum(PDF_FORMATS).describe('`standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.');
+export const PdfFormat = z.enum(PDF_FORMATS).meta({ id: 'PdfFormat', description: '`standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.' });
 export type PdfFormat = z.infer<typeof PdfFormat>;
 
 /** UN/ECE Recommendation 20 (and 21, with its X prefix) unit codes: `C62` one, `HUR` hour, `DAY`, `KGM`, `XPP`. */
@@ -61,9 +61,8 @@ export const DEFAULT_UNIT_CODE = 'C62';
 const UNIT_CODE_RULE = 'must be a UN/ECE Recommendation 20 unit code of 2 or 3 letters or digits, such as C62 (one), HUR (hour) or KGM (kilogram)';
 export const UnitCode = z
   .string()
-  .max(3, UNIT_CODE_RULE)
+  .regex(/^[A-Za-z0-9]{2,3}$/, UNIT_CODE_RULE)
   .transform((code) => code.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z0-9]{2,3}$/, UNIT_CODE_RULE))
   .meta({ example: 'HUR' });
 
 /**
@@ -72,7 +71,7 @@ export const UnitCode = z
  * `O` not subject to VAT.
  */
 export const TAX_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'] as const;
-export const TaxCategory = z.enum(TAX_CATEGORIES);
+export const TaxCategory = z.enum(TAX_CATEGORIES).meta({ id: 'TaxCategory' });
 export type TaxCategory = z.infer<typeof TaxCategory>;
 
 /** The categories that state why no (or no normal) VAT is charged: each line of them needs `tax_exemption_reason`. */

@@ -4,6 +4,7 @@ import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { WebhookEventType } from './event-types.ts';
+import { openEnum } from '../schema-documentation.ts';
 import { TimeBound } from './webhook-endpoints.ts';
 
 /**
@@ -14,7 +15,7 @@ export const WebhookEvent = z
   .object({
     id: z.string().meta({ example: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('event'),
-    type: WebhookEventType,
+    type: WebhookEventType.meta({ id: 'EventType', description: 'What happened.', override: openEnum('EventType') }),
     created: Timestamp.describe('When it happened.'),
     data: InvoiceEventData.describe('`object`: the invoice as it was at that moment, lines included.'),
   })
@@ -39,7 +40,7 @@ export const DeliveryAttempt = z
     event: z.string().describe('`evt_` ID.'),
     endpoint: z.string().describe('`we_` ID (the endpoint may since have been deleted).'),
     url: z.string().describe('The URL the request went to.'),
-    trigger: z.enum(DELIVERY_TRIGGERS).describe('`event`: the event itself; `replay` and `redeliver`: sent again on request.'),
+    trigger: z.enum(DELIVERY_TRIGGERS).meta({ id: 'DeliveryTrigger' }).describe('`event`: the event itself; `replay` and `redeliver`: sent again on request.'),
     attempt: z.int().describe('1 for the first attempt of this delivery, 2 for its first retry, and so on.'),
     attempted_at: Timestamp,
     succeeded: z.boolean().describe('The receiver answered 2xx.'),
