@@ -41,12 +41,13 @@ export const OPEN_ENUM_RULE =
 export const openEnum =
   (name: string): Override =>
   ({ jsonSchema }) => {
-    const { enum: values, description } = jsonSchema as { enum?: unknown[]; description?: string };
+    // The closed enum itself, or (when this schema derives from a named one) a reference to it.
+    const { enum: values, $ref, description } = jsonSchema as { enum?: unknown[]; $ref?: string; description?: string };
     for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
     Object.assign(jsonSchema, {
       title: name,
       ...(description ? { description: `${description} ${OPEN_ENUM_RULE}` } : { description: OPEN_ENUM_RULE }),
-      anyOf: [{ type: 'string', enum: values }, { type: 'string', description: `A value added to ${name} after this document.` }],
+      anyOf: [$ref ? { $ref } : { type: 'string', enum: values }, { type: 'string', description: `A value added to ${name} after this document.` }],
     });
   };
 
