@@ -1815,8 +1815,11 @@ export interface components {
             /** @description `object`: the invoice as it was at that moment, lines included. */
             data: components["schemas"]["InvoiceEventData"];
         };
-        /** @description What happened. */
-        EventType: components["schemas"]["WebhookEventType"];
+        /**
+         * EventType
+         * @description What happened. An open enum: the values listed are those of this version, and new ones are added without a new API version. A client must accept a value it does not know (treat it as "other") rather than fail.
+         */
+        EventType: ("invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.overdue" | "invoice.viewed") | string;
         InvoiceEventData: {
             object: components["schemas"]["Invoice"];
         };

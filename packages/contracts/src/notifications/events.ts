@@ -3,9 +3,15 @@ import { InvoiceEventData } from '../billing/events.ts';
 import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { WebhookEventType } from './event-types.ts';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
 import { openEnum } from '../schema-documentation.ts';
 import { TimeBound } from './webhook-endpoints.ts';
+
+/**
+ * An event's type as responses carry it: the types of today, and any type added later (an open
+ * enum, so a client generated today does not fail a page that holds a newer event).
+ */
+export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType', description: 'What happened.', override: openEnum('EventType') });
 
 /**
  * Something that happened in a workspace, kept 90 days. This very JSON is the body of every
@@ -15,7 +21,7 @@ export const WebhookEvent = z
   .object({
     id: z.string().meta({ example: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('event'),
-    type: WebhookEventType.meta({ id: 'EventType', description: 'What happened.', override: openEnum('EventType') }),
+    type: EventType,
     created: Timestamp.describe('When it happened.'),
     data: InvoiceEventData.describe('`object`: the invoice as it was at that moment, lines included.'),
   })
