@@ -963,7 +963,10 @@ export interface components {
         };
         /** @description Replaces the whole payment account; null removes it. */
         PaymentAccountInput: {
-            /** @description Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits. */
+            /**
+             * @description Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits.
+             * @example DE89 3704 0044 0532 0130 00
+             */
             iban: string;
             /** @description 8 or 11 characters, any case. Trimmed; an empty string or null means no value (on update it clears the field). */
             bic?: string | "" | null;
