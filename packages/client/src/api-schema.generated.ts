@@ -615,7 +615,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateCustomerBody: {
-            /** @description Full legal or trade name; at least 1 character. */
+            /** @description Full legal or trade name; at least 1 character besides spaces. */
             name: string;
             /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
             email?: string | "" | null;
@@ -652,7 +652,7 @@ export interface components {
             country?: components["schemas"]["CountryCode"] | "" | null;
         };
         UpdateCustomerBody: {
-            /** @description Full legal or trade name; at least 1 character. */
+            /** @description Full legal or trade name; at least 1 character besides spaces. */
             name?: string;
             /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
             email?: string | "" | null;
@@ -676,7 +676,7 @@ export interface components {
             buyer_reference?: string | null;
         };
         CreateProductBody: {
-            /** @description 1 to 200 characters. */
+            /** @description 1 to 200 characters besides surrounding spaces. */
             name: string;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
@@ -692,7 +692,7 @@ export interface components {
             active?: boolean;
         };
         UpdateProductBody: {
-            /** @description 1 to 200 characters. */
+            /** @description 1 to 200 characters besides surrounding spaces. */
             name?: string;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
@@ -801,7 +801,7 @@ export interface components {
         /** @enum {string} */
         CollectionMethod: "send_invoice" | "charge_automatically";
         /** @description A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`). */
-        InvoiceItemInput: {
+        InvoiceItemInput: ({
             /**
              * @description A `price_` ID (or UUID) for a catalog line; an archived price is refused.
              * @example price_0190f3e2c1b27a8e9d1f3c4b5a697887
@@ -825,7 +825,7 @@ export interface components {
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_exemption_reason?: string | null;
-        } | ({
+        } & unknown) | ({
             /** @description What is invoiced. */
             description: string;
             /** @description Minor units of the invoice currency. */

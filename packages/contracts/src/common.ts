@@ -58,7 +58,10 @@ export const BooleanQuery = z
   });
 
 /** Free-text search (`q`): partial and case-insensitive. */
-export const SearchQuery = z.string().trim().min(1).max(200).describe('Free-text search, partial and case-insensitive.');
+/** Text that trims to at least one character: the document's pattern for a required text field. */
+export const NOT_BLANK = '\\S';
+
+export const SearchQuery = z.string().trim().min(1).max(200).meta({ pattern: NOT_BLANK }).describe('Free-text search, partial and case-insensitive.');
 
 /** An ISO 8601 datetime in UTC with milliseconds. */
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });

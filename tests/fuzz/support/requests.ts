@@ -235,6 +235,10 @@ const mutations = (world: FuzzWorld, parts: ValidParts, usedKeys: string[]): fc.
   return list;
 };
 
+/** Valid requests alone: what the document says the operation takes, nothing mutated. */
+export const validRequestArbitrary = (world: FuzzWorld, operation: DocumentedOperation): fc.Arbitrary<FuzzRequest> =>
+  validParts(world, operation).map((parts) => build(parts, world, 'valid'));
+
 /** Requests to one operation: valid ones (a third) and every kind of mutation of them. */
 export const requestArbitrary = (world: FuzzWorld, operation: DocumentedOperation, usedKeys: string[]): fc.Arbitrary<FuzzRequest> =>
   validParts(world, operation).chain((parts) =>

@@ -98,7 +98,11 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
         }
         default: {
           const prefix = idPrefixOf(schema);
-          return prefix ? ids(prefix) : stringFor(schema);
+          if (!prefix) return stringFor(schema);
+          // Where the document states the ID's form, a valid request keeps to it: this kind's
+          // prefix or a UUID (the mutations send the other kinds).
+          const pattern = schema.pattern ? new RegExp(schema.pattern) : undefined;
+          return pattern ? ids(prefix).filter((id) => pattern.test(id)) : ids(prefix);
         }
       }
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -104,7 +104,7 @@ const TaxRateInput = z
 
 const itemFields = {
   price: idReference('price').describe('A `price_` ID (or UUID) for a catalog line; an archived price is refused.'),
-  description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX),
+  description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX).meta({ pattern: NOT_BLANK }),
   unit_amount: MinorAmount.describe('Minor units of the invoice currency.'),
   tax_rate: TaxRateInput,
   // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
@@ -121,24 +121,27 @@ const itemFields = {
 const { price, unit_amount, tax_rate, description, ...lineFields } = itemFields;
 
 /** The two kinds of line, for the document (the parser below checks the same rules with messages that name them). */
-const CatalogLineInput = z
-  .strictObject({ price, description: description.optional().describe('Overrides the product name.'), ...lineFields })
-  .describe('A catalog line: unit amount, currency and tax rate come from the price, which must be active and in the invoice currency; the description defaults to the product name.')
-
 
 const EXEMPT = ['E', 'AE', 'K', 'G', 'O'];
 const ZERO_RATE = ['Z', 'AE', 'K', 'G', 'O'];
 const categoryIs = (values: string[]) => ({ required: ['tax_category'], properties: { tax_category: { enum: values } } });
 /** `taxCategoryIssues` as JSON Schema conditions, so a client (or a fuzzer) can tell a valid ad-hoc line from the schema alone. */
+const EXEMPTION_REASON_CONDITION = {
+  if: categoryIs(EXEMPT),
+  then: { required: ['tax_exemption_reason'], properties: { tax_exemption_reason: { type: 'string', pattern: '\\S' } } },
+  else: { properties: { tax_exemption_reason: { enum: ['', null] } } },
+};
 const TAX_CATEGORY_CONDITIONS = [
   { if: categoryIs(['S']), then: { required: ['tax_rate'], properties: { tax_rate: { exclusiveMinimum: 0 } } } },
   { if: categoryIs(ZERO_RATE), then: { properties: { tax_rate: { const: 0 } } } },
-  {
-    if: categoryIs(EXEMPT),
-    then: { required: ['tax_exemption_reason'], properties: { tax_exemption_reason: { type: 'string', pattern: '\\S' } } },
-    else: { properties: { tax_exemption_reason: { enum: ['', null] } } },
-  },
+  EXEMPTION_REASON_CONDITION,
 ];
+
+const CatalogLineInput = z
+  .strictObject({ price, description: description.optional().describe('Overrides the product name.'), ...lineFields })
+  .describe('A catalog line: unit amount, currency and tax rate come from the price, which must be active and in the invoice currency; the description defaults to the product name. `tax_category` is checked against the price’s rate; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
+  // The category's rate is the price's, known only once it is read; whether a reason is needed is known now.
+  .meta({ allOf: [EXEMPTION_REASON_CONDITION] })
 
 const AdHocLineInput = z
   .strictObject({

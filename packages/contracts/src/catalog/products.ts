@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -27,7 +27,8 @@ const name = z
   .trim()
   .min(1)
   .max(PRODUCT_NAME_MAX)
-  .describe(`1 to ${PRODUCT_NAME_MAX} characters.`);
+  .meta({ pattern: NOT_BLANK })
+  .describe(`1 to ${PRODUCT_NAME_MAX} characters besides surrounding spaces.`);
 const description = optionalText(PRODUCT_DESCRIPTION_MAX).describe(`At most ${PRODUCT_DESCRIPTION_MAX} characters. ${OPTIONAL_TEXT_RULE}`);
 // "Public" URLs: a domain name is required, so loopback, IP literals and single-label hosts are refused.
 const imageUrl = z
