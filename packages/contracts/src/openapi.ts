@@ -7,6 +7,14 @@ import { INVOICE_ITEMS_MAX } from './billing/invoices.ts';
 import type { Operation, OperationResponse } from './operation.ts';
 import { componentsReferencedByOverrides, OPEN_ENUM_RULE } from './schema-documentation.ts';
 
+/*
+ * The document is generated from the operation table alone: what every operation shares (the
+ * `default` Problem response, the error responses and response headers as named components, the
+ * conditional-download headers of stored documents, `Idempotent-Replayed` on keyed writes) is
+ * derived here from fields an operation already has, so a new operation gets all of it by being
+ * declared with `defineOperation`, and its schemas become named components by their `id`.
+ */
+
 const ERROR_RESPONSES: Record<number, { id: string; description: string; retryAfter?: boolean; rateLimit?: boolean }> = {
   400: { id: 'BadRequest', description: 'Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them).' },
   401: { id: 'Unauthenticated', description: 'Missing or invalid API key.' },
@@ -141,12 +149,10 @@ const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {
 };
 
 const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
-  const header =
-    operation.idempotency === 'none'
-      ? undefined
-      : z.object({
-          'Idempotency-Key': operation.idempotency === 'required' ? IdempotencyKeyHeader : IdempotencyKeyHeader.optional(),
-        });
+  const headers = {
+    ...(operation.idempotency === 'none' ? {} : { 'Idempotency-Key': operation.idempotency === 'required' ? IdempotencyKeyHeader : IdempotencyKeyHeader.optional() }),
+    ...(isStoredDownload(operation) ? { 'If-None-Match': IfNoneMatchHeader.optional() } : {}),
+  };
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -157,7 +163,7 @@ const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
     requestParams: {
       ...(operation.params ? { path: operation.params } : {}),
       ...(operation.query ? { query: operation.query } : {}),
-      ...(header || isStoredDownload(operation) ? { header: z.object({ ...header?.shape, ...(isStoredDownload(operation) ? { 'If-None-Match': IfNoneMatchHeader.optional() } : {}) }) } : {}),
+      ...(Object.keys(headers).length > 0 ? { header: z.object(headers) } : {}),
     },
     ...(operation.body
       ? { requestBody: { required: !operation.bodyOptional, content: { 'application/json': { schema: operation.body, ...bodyExampleOf(operation.body) } } } }
