@@ -19,8 +19,11 @@ const PROBLEM = 'application/problem+json';
 
 /** The statuses a request that names no operation (odd method, unknown path) may get. */
 const NO_OPERATION_STATUSES = new Set([400, 404, 405, 413]);
-/** A known path with a method it does not take: 405 with `Allow`, unless the body was refused first. */
-const WRONG_METHOD_STATUSES = new Set([400, 405, 413]);
+/**
+ * A known path with a method it does not take: 405 with `Allow`, unless the request was refused
+ * first (a body too large or malformed, a path segment too long for any ID: 404).
+ */
+const WRONG_METHOD_STATUSES = NO_OPERATION_STATUSES;
 
 /** Whether some operation has this path (with any method). */
 const isKnownPath = (operations: readonly DocumentedOperation[], target: string): boolean =>
