@@ -62,7 +62,7 @@ describe('catalog through the gateway, with keys minted by the operator command'
     expect(archived.data?.data).toMatchObject({ id: alpha, deleted: true });
     const visible = await api.GET('/api/v1/customers', { params: { query: { limit: 100 } } });
     expect(visible.data?.data.map((customer) => customer.id)).not.toContain(alpha);
-    const withArchived = await api.GET('/api/v1/customers', { params: { query: { limit: 100, include_deleted: 'true' } } });
+    const withArchived = await api.GET('/api/v1/customers', { params: { query: { limit: 100, include_deleted: true } } });
     expect(withArchived.data?.data.map((customer) => customer.id)).toContain(alpha);
     const retrieved = await api.GET('/api/v1/customers/{id}', { params: { path: { id: alpha } } });
     expect(retrieved.data?.data).toMatchObject({ id: alpha, deleted: true, address: { line1: 'Domstraße 1' } });
@@ -111,14 +111,14 @@ describe('catalog through the gateway, with keys minted by the operator command'
 
     const archivedPrice = await api.DELETE('/api/v1/prices/{id}', { params: { path: { id: priceIds[1]! } } });
     expect(archivedPrice.data?.data).toMatchObject({ id: priceIds[1], active: false });
-    const activePrices = await api.GET('/api/v1/prices', { params: { query: { product: hour, active: 'true' } } });
+    const activePrices = await api.GET('/api/v1/prices', { params: { query: { product: hour, active: true } } });
     expect(activePrices.data?.data.map((price) => price.id)).toEqual([priceIds[2], priceIds[0]]);
 
     const archivedProduct = await api.DELETE('/api/v1/products/{id}', { params: { path: { id: hour } } });
     expect(archivedProduct.data?.data).toMatchObject({ id: hour, active: false });
-    const activeProducts = await api.GET('/api/v1/products', { params: { query: { active: 'true' } } });
+    const activeProducts = await api.GET('/api/v1/products', { params: { query: { active: true } } });
     expect(activeProducts.data?.data.map((product) => product.id)).not.toContain(hour);
-    const archivedProducts = await api.GET('/api/v1/products', { params: { query: { active: 'false' } } });
+    const archivedProducts = await api.GET('/api/v1/products', { params: { query: { active: false } } });
     expect(archivedProducts.data?.data.map((product) => product.id)).toEqual([hour]);
   });
 });

@@ -807,7 +807,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateCustomerBody: {
-            /** @description Full legal or trade name; at least 1 character. */
+            /** @description Full legal or trade name; at least 1 character besides spaces. */
             name: string;
             /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
             email?: string | "" | null;
@@ -843,10 +843,10 @@ export interface components {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             postal_code?: string | null;
             /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
-            country?: string | "" | null;
+            country?: components["schemas"]["CountryCode"] | "" | null;
         };
         UpdateCustomerBody: {
-            /** @description Full legal or trade name; at least 1 character. */
+            /** @description Full legal or trade name; at least 1 character besides spaces. */
             name?: string;
             /** @description An email address. Trimmed; an empty string or null means no value (on update it clears the field). */
             email?: string | "" | null;
@@ -872,7 +872,7 @@ export interface components {
             preferred_locale?: string | null;
         };
         CreateProductBody: {
-            /** @description 1 to 200 characters. */
+            /** @description 1 to 200 characters besides surrounding spaces. */
             name: string;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
@@ -888,7 +888,7 @@ export interface components {
             active?: boolean;
         };
         UpdateProductBody: {
-            /** @description 1 to 200 characters. */
+            /** @description 1 to 200 characters besides surrounding spaces. */
             name?: string;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
@@ -897,6 +897,16 @@ export interface components {
             /** @description False archives the product, true reactivates it. */
             active?: boolean;
         };
+        /**
+         * @description An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.
+         * @example USD
+         */
+        CurrencyCode: ("AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG") | string;
+        /**
+         * @description `one_time` or `recurring`.
+         * @enum {string}
+         */
+        PriceType: "one_time" | "recurring";
         CreatePriceBody: {
             /**
              * @description The `prod_` ID (or UUID) of a product in the workspace.
@@ -905,17 +915,12 @@ export interface components {
             product: string;
             /** @description Minor units of `currency`; a non-negative integer up to 2^53 - 1. */
             unit_amount: number;
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /**
              * @description Default `one_time`.
              * @default one_time
-             * @enum {string}
              */
-            type?: "one_time" | "recurring";
+            type?: components["schemas"]["PriceType"];
             /** @description Required when `type` is `recurring`; absent or null when `one_time`. */
             recurring?: components["schemas"]["RecurringInput"] | null;
             /**
@@ -925,19 +930,18 @@ export interface components {
             tax_rate?: number;
             /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
             nickname?: string | null;
-        };
+        } & unknown;
         RecurringInput: {
-            /**
-             * @description `day`, `week`, `month` or `year`.
-             * @enum {string}
-             */
-            interval: "day" | "week" | "month" | "year";
+            /** @description `day`, `week`, `month` or `year`. */
+            interval: components["schemas"]["RecurringInterval"];
             /**
              * @description Intervals between billings, 1 to 52; default 1.
              * @default 1
              */
             interval_count?: number;
         };
+        /** @enum {string} */
+        RecurringInterval: "day" | "week" | "month" | "year";
         UpdatePriceBody: {
             /** @description Not accepted: a price stays on its product. */
             product?: unknown;
@@ -945,39 +949,28 @@ export interface components {
             nickname?: string | null;
             /** @description Minor units of `currency`; a non-negative integer up to 2^53 - 1. */
             unit_amount?: number;
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Changing it needs a matching `recurring` (an object for `recurring`, absent or null for `one_time`).
-             * @enum {string}
-             */
-            type?: "one_time" | "recurring";
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Changing it needs a matching `recurring` (an object for `recurring`, absent or null for `one_time`). */
+            type?: components["schemas"]["PriceType"];
             /** @description Replaces the schedule of a recurring price as a whole. */
             recurring?: components["schemas"]["RecurringInput"] | null;
             /** @description Percentage 0 to 100 with at most 4 decimals: 8.5 means 8.5 percent. */
             tax_rate?: number;
             /** @description False archives the price, true reactivates it. */
             active?: boolean;
-        };
+        } & unknown;
+        /** @enum {string} */
+        InvoiceStatus: "draft" | "open" | "overdue" | "paid" | "void";
         CreateInvoiceBody: {
             /**
              * @description `cus_` ID (or UUID) of a customer in the workspace.
              * @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
             customer: string;
-            /**
-             * @description Default: the account’s currency. Accepted in any case.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Default `send_invoice`.
-             * @enum {string}
-             */
-            collection_method?: "send_invoice" | "charge_automatically";
+            /** @description Default: the account’s currency. Accepted in any case. */
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Default `send_invoice`. */
+            collection_method?: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @description Default: today in the workspace’s time zone.
@@ -1003,6 +996,8 @@ export interface components {
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         };
+        /** @enum {string} */
+        CollectionMethod: "send_invoice" | "charge_automatically";
         PeriodInput: {
             /**
              * Format: date
@@ -1017,17 +1012,39 @@ export interface components {
              */
             end: string;
         };
-        InvoiceItemInput: {
+        /** @description A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`). */
+        InvoiceItemInput: ({
             /**
              * @description A `price_` ID (or UUID) for a catalog line; an archived price is refused.
              * @example price_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
-            price?: string;
-            /** @description Required on ad-hoc lines; overrides the product name on catalog lines. */
+            price: string;
+            /** @description Overrides the product name. */
             description?: string;
-            /** @description Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines. */
-            unit_amount?: number;
-            /** @description Ad-hoc lines only; default 0. Catalog lines take the price’s rate. */
+            /**
+             * @description Integer ≥ 1; default 1.
+             * @default 1
+             */
+            quantity?: number;
+            /** @description Null or absent: no discount. */
+            discount?: components["schemas"]["DiscountInput"] | null;
+            /**
+             * @description UN/ECE Recommendation 20 unit of `quantity` (BT-130), any case, returned uppercase; default `C62` (one).
+             * @example HUR
+             */
+            unit_code?: string;
+            /** @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate. */
+            tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_exemption_reason?: string | null;
+            /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
+            period?: components["schemas"]["PeriodInput"] | null;
+        } & unknown) | ({
+            /** @description What is invoiced. */
+            description: string;
+            /** @description Minor units of the invoice currency. */
+            unit_amount: number;
+            /** @description Default 0. */
             tax_rate?: number;
             /**
              * @description Integer ≥ 1; default 1.
@@ -1041,53 +1058,33 @@ export interface components {
              * @example HUR
              */
             unit_code?: string;
-            /**
-             * @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.
-             * @enum {string}
-             */
-            tax_category?: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate. */
+            tax_category?: components["schemas"]["TaxCategory"];
             /** @description Why no VAT is charged (BT-120), such as "Reverse charge": required for `E`, `AE`, `K`, `G` and `O`, refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
             tax_exemption_reason?: string | null;
-            /** @description The billing period of the line (BG-26), on ad-hoc and catalog lines; null or absent: none. */
-            period?: components["schemas"]["LinePeriodInput"] | null;
-        };
+            /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
+            period?: components["schemas"]["PeriodInput"] | null;
+        } & (unknown & unknown & unknown));
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
             /** @description Minor units off the line; at most the line subtotal. */
-            amount_off?: number;
+            amount_off: number;
+        } | {
             /** @description Percent off the line, 0 to 100 with at most 2 decimals; rounded half up. */
-            percent_off?: number;
+            percent_off: number;
         };
-        /** @description The line’s billing period (BG-26), both days included; frozen at finalization. */
-        LinePeriodInput: {
-            /**
-             * Format: date
-             * @example 2026-11-22
-             */
-            start: string;
-            /**
-             * Format: date
-             * @description The period’s last day (inclusive).
-             * @example 2026-11-22
-             */
-            end: string;
-        };
+        /** @enum {string} */
+        TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
         UpdateInvoiceBody: {
             /**
              * @description A `cus_` ID or the dashed UUID.
              * @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
             customer?: string;
-            /**
-             * @description Default: the account’s currency. Accepted in any case.
-             * @example USD
-             */
-            currency?: string;
-            /**
-             * @description Default `send_invoice`.
-             * @enum {string}
-             */
-            collection_method?: "send_invoice" | "charge_automatically";
+            /** @description Default: the account’s currency. Accepted in any case. */
+            currency?: components["schemas"]["CurrencyCode"];
+            /** @description Default `send_invoice`. */
+            collection_method?: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @description Default: today in the workspace’s time zone.
@@ -1195,11 +1192,8 @@ export interface components {
             start_date?: string;
             /** @description Sets each invoice’s due date from its issue date (the period start). */
             days_until_due?: number | null;
-            /**
-             * @description Default `send_invoice`.
-             * @enum {string}
-             */
-            collection_method?: "send_invoice" | "charge_automatically";
+            /** @description Default `send_invoice`. */
+            collection_method?: components["schemas"]["CollectionMethod"];
             /**
              * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
              * @enum {string}
@@ -1265,6 +1259,15 @@ export interface components {
             /** @description What to attach; default: the account's `email_attachments` (`["pdf"]` unless changed). */
             attachments?: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
         };
+        /**
+         * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
+         * @enum {string}
+         */
+        PdfFormat: "standard" | "facturx";
+        /** @enum {string} */
+        EinvoiceSyntax: "ubl" | "cii";
+        /** @enum {string} */
+        EinvoiceProfile: "en16931" | "xrechnung";
         UpdateAccountBody: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
             business_name?: string | null;
@@ -1289,16 +1292,8 @@ export interface components {
              */
             electronic_address_scheme?: string | "" | null;
             payment_account?: components["schemas"]["PaymentAccountInput"] | null;
-            /**
-             * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
-             * @enum {string}
-             */
-            pdf_format?: "standard" | "facturx";
-            /**
-             * @description Three-letter ISO 4217 code; accepted in any case, returned uppercase.
-             * @example USD
-             */
-            default_currency?: string;
+            pdf_format?: components["schemas"]["PdfFormat"];
+            default_currency?: components["schemas"]["CurrencyCode"];
             /**
              * @description IANA time zone; decides "today", overdue and the numbering period.
              * @example Europe/Berlin
@@ -1331,7 +1326,10 @@ export interface components {
         };
         /** @description Replaces the whole payment account; null removes it. */
         PaymentAccountInput: {
-            /** @description Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits. */
+            /**
+             * @description Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits.
+             * @example DE89 3704 0044 0532 0130 00
+             */
             iban: string;
             /** @description 8 or 11 characters, any case. Trimmed; an empty string or null means no value (on update it clears the field). */
             bic?: string | "" | null;
@@ -1351,7 +1349,7 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed")[];
+            enabled_events: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
         };
@@ -1368,15 +1366,14 @@ export interface components {
              *       "invoice.voided"
              *     ]
              */
-            enabled_events?: ("*" | "invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed")[];
+            enabled_events?: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
-            /**
-             * @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events.
-             * @enum {string}
-             */
-            status?: "enabled" | "disabled";
+            /** @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events. */
+            status?: components["schemas"]["WebhookEndpointStatus"];
         };
+        /** @enum {string} */
+        WebhookEndpointStatus: "enabled" | "disabled";
         /**
          * @example {
          *       "since": "2026-11-01",
@@ -1403,20 +1400,32 @@ export interface components {
             endpoint?: string;
         };
         Problem: {
-            /** @description A URI naming the error type; `about:blank#<code>` form. */
+            /**
+             * @description A URI naming the error type: `https://docs.invoicing.dev/errors#<code>`, one per `code`.
+             * @example https://docs.invoicing.dev/errors#not_found
+             */
             type: string;
             title: string;
             status: number;
             detail: string;
-            /** @enum {string} */
-            code: "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "invalid_state" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "idempotency_key_required" | "rate_limited" | "internal" | "unavailable";
+            code: components["schemas"]["ProblemCode"];
             request_id: string;
             /** @description Present on validation failures. */
             errors?: components["schemas"]["FieldError"][];
         };
+        /**
+         * ProblemCode
+         * @description The stable error code; `status` follows from it. An open enum: the values listed are those of this version, and new ones are added without a new API version. A client must accept a value it does not know (treat it as "other") rather than fail.
+         */
+        ProblemCode: ("invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "method_not_allowed" | "invalid_state" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "idempotency_key_required" | "rate_limited" | "internal" | "unavailable") | string;
         FieldError: {
             path: string;
             message: string;
+        };
+        CustomerPage: {
+            data: components["schemas"]["Customer"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Customer: {
             /** @example cus_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1463,6 +1472,14 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, uppercase. */
             country: string | null;
         };
+        CustomerData: {
+            data: components["schemas"]["Customer"];
+        };
+        ProductPage: {
+            data: components["schemas"]["Product"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         Product: {
             /** @example prod_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1486,6 +1503,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated: string;
+        };
+        ProductData: {
+            data: components["schemas"]["Product"];
+        };
+        PricePage: {
+            data: components["schemas"]["Price"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Price: {
             /** @example price_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1511,11 +1536,7 @@ export interface components {
              * @constant
              */
             billing_scheme: "per_unit";
-            /**
-             * @description `one_time` or `recurring`.
-             * @enum {string}
-             */
-            type: "one_time" | "recurring";
+            type: components["schemas"]["PriceType"];
             /** @description Set when `type` is `recurring`, null when `one_time`. */
             recurring: components["schemas"]["Recurring"] | null;
             /** @description Percentage, 0 to 100: 8.5 means 8.5 percent. */
@@ -1529,10 +1550,17 @@ export interface components {
             created: string;
         };
         Recurring: {
-            /** @enum {string} */
-            interval: "day" | "week" | "month" | "year";
+            interval: components["schemas"]["RecurringInterval"];
             /** @description Intervals between billings, 1 to 52. */
             interval_count: number;
+        };
+        PriceData: {
+            data: components["schemas"]["Price"];
+        };
+        InvoicePage: {
+            data: components["schemas"]["Invoice"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Invoice: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -1541,11 +1569,8 @@ export interface components {
             object: "invoice";
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
-            /**
-             * @description `overdue` is an open invoice past its due date in the workspace’s time zone.
-             * @enum {string}
-             */
-            status: "draft" | "open" | "overdue" | "paid" | "void";
+            /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
+            status: components["schemas"]["InvoiceStatus"];
             /** @description `cus_` ID. */
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
@@ -1557,8 +1582,7 @@ export interface components {
              * @example USD
              */
             currency: string;
-            /** @enum {string} */
-            collection_method: "send_invoice" | "charge_automatically";
+            collection_method: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @example 2026-11-22
@@ -1728,15 +1752,12 @@ export interface components {
              * @example C62
              */
             unit_code: string;
-            /**
-             * @description VAT category code (BT-151).
-             * @enum {string}
-             */
-            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category code (BT-151). */
+            tax_category: components["schemas"]["TaxCategory"];
             /** @description Why no VAT is charged (BT-120); null for `S` and `Z`. */
             tax_exemption_reason: string | null;
             /** @description The billing period of the line (BG-26), both days included; null when none was set. */
-            period: components["schemas"]["LinePeriod"] | null;
+            period: components["schemas"]["Period"] | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input. */
         Discount: {
@@ -1746,25 +1767,9 @@ export interface components {
             /** @description Percent off the line: 12.5 means 12.5 percent. */
             percent_off: number;
         };
-        LinePeriod: {
-            /**
-             * Format: date
-             * @example 2026-11-22
-             */
-            start: string;
-            /**
-             * Format: date
-             * @description The period’s last day (inclusive).
-             * @example 2026-11-22
-             */
-            end: string;
-        };
         TaxBreakdownEntry: {
-            /**
-             * @description VAT category code (BT-118).
-             * @enum {string}
-             */
-            tax_category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+            /** @description VAT category code (BT-118). */
+            tax_category: components["schemas"]["TaxCategory"];
             /** @description Percentage (BT-119): 19 means 19 percent. */
             tax_rate: number;
             /** @description Σ line `amount` of the lines in this category and rate (BT-116), minor units. */
@@ -1799,6 +1804,12 @@ export interface components {
             ready: boolean;
             missing: components["schemas"]["MissingEinvoiceField"][];
         };
+        InvoiceData: {
+            data: components["schemas"]["Invoice"];
+        };
+        InvoiceSummaryData: {
+            data: components["schemas"]["InvoiceSummary"];
+        };
         InvoiceSummary: {
             /** @example in_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -1806,11 +1817,8 @@ export interface components {
             object: "invoice";
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
-            /**
-             * @description `overdue` is an open invoice past its due date in the workspace’s time zone.
-             * @enum {string}
-             */
-            status: "draft" | "open" | "overdue" | "paid" | "void";
+            /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
+            status: components["schemas"]["InvoiceStatus"];
             /** @description `cus_` ID. */
             customer: string;
             /** @description The customer’s name when the invoice was last saved (finalized: as in the snapshot). */
@@ -1822,8 +1830,7 @@ export interface components {
              * @example USD
              */
             currency: string;
-            /** @enum {string} */
-            collection_method: "send_invoice" | "charge_automatically";
+            collection_method: components["schemas"]["CollectionMethod"];
             /**
              * Format: date
              * @example 2026-11-22
@@ -1893,6 +1900,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             updated_at: string;
+        };
+        TimelineEntryPage: {
+            data: components["schemas"]["TimelineEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         TimelineEntry: {
             /** @constant */
@@ -1982,6 +1994,9 @@ export interface components {
              */
             due_date: string;
         };
+        PaymentData: {
+            data: components["schemas"]["Payment"];
+        };
         Payment: {
             /** @example pay_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2009,6 +2024,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created: string;
+        };
+        PaymentPage: {
+            data: components["schemas"]["Payment"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        BankStatementData: {
+            data: components["schemas"]["BankStatement"];
         };
         BankStatement: {
             /** @example bst_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -2058,6 +2081,11 @@ export interface components {
         };
         /** @enum {string} */
         BankStatementEntryStatus: "matched" | "unmatched" | "duplicate" | "ignored";
+        BankStatementSummaryPage: {
+            data: components["schemas"]["BankStatementSummary"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         BankStatementSummary: {
             /** @example bst_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2074,6 +2102,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created: string;
+        };
+        BankStatementEntryData: {
+            data: components["schemas"]["BankStatementEntry"];
+        };
+        SubscriptionPage: {
+            data: components["schemas"]["Subscription"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         Subscription: {
             /** @example sub_0190f3e2c1b27a8e9d1f3c4b5a697887 */
@@ -2095,8 +2131,7 @@ export interface components {
             /** @enum {string} */
             interval: "day" | "week" | "month" | "year";
             interval_count: number;
-            /** @enum {string} */
-            collection_method: "send_invoice" | "charge_automatically";
+            collection_method: components["schemas"]["CollectionMethod"];
             days_until_due: number | null;
             /**
              * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
@@ -2141,6 +2176,12 @@ export interface components {
             price: string;
             quantity: number;
         };
+        SubscriptionData: {
+            data: components["schemas"]["Subscription"];
+        };
+        MessageData: {
+            data: components["schemas"]["Message"];
+        };
         Message: {
             /** @example msg_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2171,6 +2212,14 @@ export interface components {
             content_type: string;
             /** @description Bytes; 0 until the message is sent. */
             size: number;
+        };
+        MessagePage: {
+            data: components["schemas"]["Message"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        NumberingData: {
+            data: components["schemas"]["Numbering"];
         };
         /**
          * @example {
@@ -2232,6 +2281,9 @@ export interface components {
             last_number: string;
             count: number;
         };
+        NumberingVerificationData: {
+            data: components["schemas"]["NumberingVerification"];
+        };
         NumberingVerification: {
             /** @constant */
             object: "numbering_verification";
@@ -2253,11 +2305,13 @@ export interface components {
             number: string;
             /** @description `in_` ID of the invoice where the chain breaks; null when the number has no invoice. */
             invoice: string | null;
-            /**
-             * @description `snapshot_mismatch`: the invoice no longer hashes to its snapshot_sha256 (edited); `chain_mismatch`: its chain_sha256 does not follow from the previous invoice (edited or removed); `missing_number`: no invoice holds this number (removed); `counter_mismatch`: the series counter disagrees with the invoices.
-             * @enum {string}
-             */
-            reason: "snapshot_mismatch" | "chain_mismatch" | "missing_number" | "counter_mismatch";
+            /** @description `snapshot_mismatch`: the invoice no longer hashes to its snapshot_sha256 (edited); `chain_mismatch`: its chain_sha256 does not follow from the previous invoice (edited or removed); `missing_number`: no invoice holds this number (removed); `counter_mismatch`: the series counter disagrees with the invoices. */
+            reason: components["schemas"]["ChainBreakReason"];
+        };
+        /** @enum {string} */
+        ChainBreakReason: "snapshot_mismatch" | "chain_mismatch" | "missing_number" | "counter_mismatch";
+        AccountData: {
+            data: components["schemas"]["Account"];
         };
         Account: {
             /** @constant */
@@ -2277,11 +2331,8 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions). */
             payment_account: components["schemas"]["PaymentAccount"] | null;
-            /**
-             * @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`.
-             * @enum {string}
-             */
-            pdf_format: "standard" | "facturx";
+            /** @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`. */
+            pdf_format: components["schemas"]["PdfFormat"];
             /**
              * @description Currency of new invoices that name none.
              * @example USD
@@ -2314,6 +2365,11 @@ export interface components {
             /** @description `Reply-To` of every e-mail; null: none. */
             reply_to: string | null;
         };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         WebhookEndpoint: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2323,13 +2379,10 @@ export interface components {
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
             description: string | null;
-            /**
-             * @description A disabled endpoint receives nothing.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            /** @description A disabled endpoint receives nothing. */
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** @description Null while enabled. `requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 3 days. */
-            disabled_reason: ("requested" | "gone" | "failing") | null;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
             disabled_at: string | null;
             /** @description The first failed attempt since the last success; null while attempts succeed. */
             failing_since: string | null;
@@ -2346,6 +2399,11 @@ export interface components {
              */
             updated: string;
         };
+        /** @enum {string} */
+        WebhookDisabledReason: "requested" | "gone" | "failing";
+        WebhookEndpointWithSecretData: {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+        };
         WebhookEndpointWithSecret: {
             /** @example we_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2355,13 +2413,10 @@ export interface components {
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
             description: string | null;
-            /**
-             * @description A disabled endpoint receives nothing.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            /** @description A disabled endpoint receives nothing. */
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** @description Null while enabled. `requested`: disabled through the API; `gone`: the receiver answered 410 Gone; `failing`: every attempt failed for 3 days. */
-            disabled_reason: ("requested" | "gone" | "failing") | null;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
             disabled_at: string | null;
             /** @description The first failed attempt since the last success; null while attempts succeed. */
             failing_since: string | null;
@@ -2383,6 +2438,12 @@ export interface components {
              */
             secret: string;
         };
+        WebhookEndpointData: {
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookReplayData: {
+            data: components["schemas"]["WebhookReplay"];
+        };
         WebhookReplay: {
             /** @constant */
             object: "webhook_replay";
@@ -2402,12 +2463,17 @@ export interface components {
             /** @description Events queued for delivery to the endpoint. */
             event_count: number;
         };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         Event: {
             /** @example evt_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
             /** @constant */
             object: "event";
-            type: components["schemas"]["WebhookEventType"];
+            type: components["schemas"]["EventType"];
             /**
              * Format: date-time
              * @description When it happened.
@@ -2417,6 +2483,11 @@ export interface components {
             /** @description `object`: the invoice as it was at that moment, lines included (`invoice.*`), the subscription (`subscription.*`), or the message (`message.failed`). */
             data: components["schemas"]["WebhookEventData"];
         };
+        /**
+         * EventType
+         * @description What happened. An open enum: the values listed are those of this version, and new ones are added without a new API version. A client must accept a value it does not know (treat it as "other") rather than fail.
+         */
+        EventType: ("invoice.created" | "invoice.updated" | "invoice.deleted" | "invoice.finalized" | "invoice.paid" | "invoice.payment_recorded" | "invoice.voided" | "invoice.overdue" | "invoice.viewed" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.sent" | "invoice.reminder_sent" | "message.failed") | string;
         InvoiceEventData: {
             object: components["schemas"]["Invoice"];
         };
@@ -2427,6 +2498,14 @@ export interface components {
             object: components["schemas"]["Message"];
         };
         WebhookEventData: components["schemas"]["InvoiceEventData"] | components["schemas"]["SubscriptionEventData"] | components["schemas"]["MessageEventData"];
+        EventData: {
+            data: components["schemas"]["Event"];
+        };
+        DeliveryAttemptPage: {
+            data: components["schemas"]["DeliveryAttempt"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         DeliveryAttempt: {
             /** @example att_0190f3e2c1b27a8e9d1f3c4b5a697887 */
             id: string;
@@ -2438,11 +2517,8 @@ export interface components {
             endpoint: string;
             /** @description The URL the request went to. */
             url: string;
-            /**
-             * @description `event`: the event itself; `replay` and `redeliver`: sent again on request.
-             * @enum {string}
-             */
-            trigger: "event" | "replay" | "redeliver";
+            /** @description `event`: the event itself; `replay` and `redeliver`: sent again on request. */
+            trigger: components["schemas"]["DeliveryTrigger"];
             /** @description 1 for the first attempt of this delivery, 2 for its first retry, and so on. */
             attempt: number;
             /**
@@ -2462,6 +2538,11 @@ export interface components {
             /** @description When this failed delivery is tried again; null when it succeeded or no attempt is left. */
             next_attempt_at: string | null;
         };
+        /** @enum {string} */
+        DeliveryTrigger: "event" | "replay" | "redeliver";
+        EventRedeliveryData: {
+            data: components["schemas"]["EventRedelivery"];
+        };
         /**
          * @example {
          *       "object": "event_redelivery",
@@ -2479,11 +2560,141 @@ export interface components {
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */
             endpoints: string[];
         };
+        /** @description An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase. */
+        CountryCode: ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW") | string;
     };
-    responses: never;
+    responses: {
+        /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Missing or invalid API key. */
+        Unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The API key lacks the scope this operation needs. */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No such resource in the workspace of the key. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Idempotency-Key header required. */
+        IdempotencyKeyRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Rate limit exceeded; wait for `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A dependency is unavailable; retry later (after `Retry-After` seconds when it is sent). */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Any other error, as a problem document: 500 `internal` (with the request id, nothing else), 405 `method_not_allowed` for a method the path does not take (with `Allow`), 408 on a request too slow to arrive, and any status this document adds later. */
+        Error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                /** @description On a 405: the methods the path takes, such as `GET, HEAD, POST`. */
+                Allow?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id, on every response: quote it when reporting a problem. A well-formed `X-Request-Id` sent by the client is kept. */
+        RequestId: string;
+        /** @description `true` when this is the recorded response of an earlier request with the same Idempotency-Key and body; absent otherwise. */
+        IdempotentReplayed: "true";
+        /** @description The SHA-256 (hex) of the bytes, quoted; send it as `If-None-Match` to get 304 while it is current. */
+        ETag: string;
+        /**
+         * @description `attachment` with a file name made from the invoice number.
+         * @example attachment; filename="INV-2026-0042.pdf"
+         */
+        ContentDisposition: string;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: number;
+        /** @description Requests allowed per window for this API key (or client address, without a key). */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window resets. */
+        RateLimitReset: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2500,6 +2711,7 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2508,24 +2720,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listCustomers: {
@@ -2538,7 +2735,7 @@ export interface operations {
                 /** @description Partial, case-insensitive match on name, email and tax ID. */
                 q?: string;
                 /** @description Include archived customers. */
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -2549,60 +2746,19 @@ export interface operations {
             /** @description A page of customers. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CustomerPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createCustomer: {
@@ -2636,77 +2792,22 @@ export interface operations {
             /** @description The new customer. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveCustomer: {
@@ -2724,68 +2825,20 @@ export interface operations {
             /** @description The customer. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archiveCustomer: {
@@ -2805,77 +2858,22 @@ export interface operations {
             /** @description The customer with `deleted` true. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateCustomer: {
@@ -2908,86 +2906,23 @@ export interface operations {
             /** @description The updated customer. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Customer"];
-                    };
+                    "application/json": components["schemas"]["CustomerData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listProducts: {
@@ -3000,7 +2935,7 @@ export interface operations {
                 /** @description Partial, case-insensitive match on name and description. */
                 q?: string;
                 /** @description `true`: active products only; `false`: archived only; omitted: both. */
-                active?: "true" | "false";
+                active?: boolean;
             };
             header?: never;
             path?: never;
@@ -3011,60 +2946,19 @@ export interface operations {
             /** @description A page of products. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createProduct: {
@@ -3091,77 +2985,22 @@ export interface operations {
             /** @description The new product. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveProduct: {
@@ -3179,68 +3018,20 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archiveProduct: {
@@ -3260,77 +3051,22 @@ export interface operations {
             /** @description The product with `active` false. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateProduct: {
@@ -3359,86 +3095,23 @@ export interface operations {
             /** @description The updated product. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Product"];
-                    };
+                    "application/json": components["schemas"]["ProductData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listPrices: {
@@ -3451,11 +3124,11 @@ export interface operations {
                 /** @description Only prices of this product (`prod_` ID or UUID). */
                 product?: string;
                 /** @description `true`: active prices only; `false`: archived only; omitted: both. */
-                active?: "true" | "false";
+                active?: boolean;
                 /** @description Only prices in this currency (any case). */
-                currency?: string;
+                currency?: components["schemas"]["CurrencyCode"];
                 /** @description Only prices of this type. */
-                type?: "one_time" | "recurring";
+                type?: components["schemas"]["PriceType"];
             };
             header?: never;
             path?: never;
@@ -3466,60 +3139,19 @@ export interface operations {
             /** @description A page of prices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PricePage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createPrice: {
@@ -3540,86 +3172,23 @@ export interface operations {
             /** @description The new price. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrievePrice: {
@@ -3637,68 +3206,20 @@ export interface operations {
             /** @description The price. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     archivePrice: {
@@ -3718,77 +3239,22 @@ export interface operations {
             /** @description The price with `active` false. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updatePrice: {
@@ -3812,86 +3278,23 @@ export interface operations {
             /** @description The updated price. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Price"];
-                    };
+                    "application/json": components["schemas"]["PriceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoices: {
@@ -3904,7 +3307,7 @@ export interface operations {
                 /** @description Only this customer’s invoices (`cus_` ID or UUID). */
                 customer?: string;
                 /** @description `overdue` and `open` are told apart as reads report them. */
-                status?: "draft" | "open" | "overdue" | "paid" | "void";
+                status?: components["schemas"]["InvoiceStatus"];
                 /** @description Partial, case-insensitive match on number, customer name and notes. */
                 q?: string;
                 /** @description Created at or after. */
@@ -3921,60 +3324,19 @@ export interface operations {
             /** @description A page of invoices. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["InvoicePage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createInvoice: {
@@ -3996,95 +3358,24 @@ export interface operations {
             /** @description The draft: number null, amount_due 0. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveInvoice: {
@@ -4102,68 +3393,20 @@ export interface operations {
             /** @description The invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     deleteInvoice: {
@@ -4183,73 +3426,20 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateInvoice: {
@@ -4273,86 +3463,23 @@ export interface operations {
             /** @description The updated draft with its full lines. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     finalizeInvoice: {
@@ -4378,95 +3505,24 @@ export interface operations {
             /** @description The finalized invoice. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     payInvoice: {
@@ -4491,95 +3547,24 @@ export interface operations {
             /** @description The paid invoice, without `lines`. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["InvoiceSummary"];
-                    };
+                    "application/json": components["schemas"]["InvoiceSummaryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     voidInvoice: {
@@ -4609,95 +3594,24 @@ export interface operations {
             /** @description The void invoice, without `lines`; `paid_at` is null. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["InvoiceSummary"];
-                    };
+                    "application/json": components["schemas"]["InvoiceSummaryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoiceTimeline: {
@@ -4720,69 +3634,20 @@ export interface operations {
             /** @description A page of timeline entries, oldest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["TimelineEntry"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["TimelineEntryPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoicePayments: {
@@ -4800,69 +3665,20 @@ export interface operations {
             /** @description Every payment of the invoice, oldest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Payment"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createPayment: {
@@ -4895,95 +3711,24 @@ export interface operations {
             /** @description The payment recorded. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Payment"];
-                    };
+                    "application/json": components["schemas"]["PaymentData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listBankStatements: {
@@ -5003,60 +3748,19 @@ export interface operations {
             /** @description A page of statements, without their entries. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["BankStatementSummary"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["BankStatementSummaryPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     importBankStatement: {
@@ -5096,77 +3800,22 @@ export interface operations {
             /** @description The statement imported, with every entry and what became of it. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["BankStatement"];
-                    };
+                    "application/json": components["schemas"]["BankStatementData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveBankStatement: {
@@ -5184,68 +3833,20 @@ export interface operations {
             /** @description The statement with every entry. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["BankStatement"];
-                    };
+                    "application/json": components["schemas"]["BankStatementData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     matchBankStatementEntry: {
@@ -5271,86 +3872,23 @@ export interface operations {
             /** @description The entry, now matched. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["BankStatementEntry"];
-                    };
+                    "application/json": components["schemas"]["BankStatementEntryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listSubscriptions: {
@@ -5373,60 +3911,19 @@ export interface operations {
             /** @description A page of subscriptions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Subscription"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["SubscriptionPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createSubscription: {
@@ -5448,95 +3945,24 @@ export interface operations {
             /** @description The subscription. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Subscription"];
-                    };
+                    "application/json": components["schemas"]["SubscriptionData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveSubscription: {
@@ -5554,68 +3980,20 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Subscription"];
-                    };
+                    "application/json": components["schemas"]["SubscriptionData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateSubscription: {
@@ -5639,86 +4017,23 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Subscription"];
-                    };
+                    "application/json": components["schemas"]["SubscriptionData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     cancelSubscription: {
@@ -5747,86 +4062,23 @@ export interface operations {
             /** @description The subscription: `canceled`, or with `cancel_at` at the period end. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Subscription"];
-                    };
+                    "application/json": components["schemas"]["SubscriptionData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     sendInvoice: {
@@ -5864,95 +4116,24 @@ export interface operations {
             /** @description The queued message. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Message"];
-                    };
+                    "application/json": components["schemas"]["MessageData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key header required. */
-            428: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listInvoiceMessages: {
@@ -5975,69 +4156,20 @@ export interface operations {
             /** @description A page of messages. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Message"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["MessagePage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveMessage: {
@@ -6055,68 +4187,20 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Message"];
-                    };
+                    "application/json": components["schemas"]["MessageData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     rotateInvoicePublicLink: {
@@ -6141,95 +4225,34 @@ export interface operations {
             /** @description The invoice with its new public link. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Invoice"];
-                    };
+                    "application/json": components["schemas"]["InvoiceData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadInvoicePdf: {
         parameters: {
             query?: {
                 /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
-                format?: "standard" | "facturx";
+                format?: components["schemas"]["PdfFormat"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Prefixed public ID or the dashed UUID. */
                 id: string;
@@ -6241,6 +4264,9 @@ export interface operations {
             /** @description The PDF, with `Content-Disposition` naming the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6250,75 +4276,32 @@ export interface operations {
             /** @description The PDF named by `If-None-Match` is the current one. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadInvoiceEinvoice: {
         parameters: {
             query?: {
                 /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
-                syntax?: "ubl" | "cii";
+                syntax?: components["schemas"]["EinvoiceSyntax"];
                 /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
-                profile?: "en16931" | "xrechnung";
+                profile?: components["schemas"]["EinvoiceProfile"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Prefixed public ID or the dashed UUID. */
                 id: string;
@@ -6330,6 +4313,9 @@ export interface operations {
             /** @description The XML, as an attachment named after the invoice number, syntax and profile. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,64 +4333,19 @@ export interface operations {
             /** @description The document named by `If-None-Match` is the current one. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     viewPublicInvoice: {
@@ -6422,6 +4363,7 @@ export interface operations {
             /** @description An HTML page (noindex, no referrer). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6429,51 +4371,22 @@ export interface operations {
                     "text/html; charset=utf-8": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadPublicInvoicePdf: {
         parameters: {
             query?: {
                 /** @description `standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF. */
-                format?: "standard" | "facturx";
+                format?: components["schemas"]["PdfFormat"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The invoice’s `public_url_token`. */
                 token: string;
@@ -6485,59 +4398,42 @@ export interface operations {
             /** @description The PDF, as an attachment named after the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/pdf": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
+            /** @description The document named by `If-None-Match` is the current one. */
+            304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     downloadPublicInvoiceEinvoice: {
         parameters: {
             query?: {
                 /** @description `ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B. */
-                syntax?: "ubl" | "cii";
+                syntax?: components["schemas"]["EinvoiceSyntax"];
                 /** @description `en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required). */
-                profile?: "en16931" | "xrechnung";
+                profile?: components["schemas"]["EinvoiceProfile"];
             };
-            header?: never;
+            header?: {
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The invoice’s `public_url_token`. */
                 token: string;
@@ -6549,6 +4445,9 @@ export interface operations {
             /** @description The XML, as an attachment named after the invoice number. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,42 +4462,20 @@ export interface operations {
                     "application/xml": string;
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
+            /** @description The document named by `If-None-Match` is the current one. */
+            304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveNumbering: {
@@ -6613,59 +4490,19 @@ export interface operations {
             /** @description The numbering report. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Numbering"];
-                    };
+                    "application/json": components["schemas"]["NumberingData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     verifyNumbering: {
@@ -6680,59 +4517,19 @@ export interface operations {
             /** @description The verification result. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["NumberingVerification"];
-                    };
+                    "application/json": components["schemas"]["NumberingVerificationData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveAccount: {
@@ -6747,59 +4544,19 @@ export interface operations {
             /** @description The account; defaults until first updated. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Account"];
-                    };
+                    "application/json": components["schemas"]["AccountData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateAccount: {
@@ -6835,77 +4592,22 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Account"];
-                    };
+                    "application/json": components["schemas"]["AccountData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listWebhookEndpoints: {
@@ -6925,60 +4627,19 @@ export interface operations {
             /** @description A page of webhook endpoints. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     createWebhookEndpoint: {
@@ -6999,77 +4660,22 @@ export interface operations {
             /** @description The new endpoint with its secret. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpointWithSecret"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveWebhookEndpoint: {
@@ -7087,68 +4693,20 @@ export interface operations {
             /** @description The endpoint, without its secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     deleteWebhookEndpoint: {
@@ -7168,73 +4726,20 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     updateWebhookEndpoint: {
@@ -7258,86 +4763,23 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -7357,77 +4799,22 @@ export interface operations {
             /** @description The endpoint with its new secret. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookEndpointWithSecret"];
-                    };
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     replayWebhookEvents: {
@@ -7459,86 +4846,23 @@ export interface operations {
             /** @description What was queued. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["WebhookReplay"];
-                    };
+                    "application/json": components["schemas"]["WebhookReplayData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listEvents: {
@@ -7564,60 +4888,19 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Event"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     retrieveEvent: {
@@ -7635,68 +4918,20 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Event"];
-                    };
+                    "application/json": components["schemas"]["EventData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     listEventDeliveries: {
@@ -7719,69 +4954,20 @@ export interface operations {
             /** @description A page of delivery attempts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["DeliveryAttempt"][];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DeliveryAttemptPage"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
     redeliverEvent: {
@@ -7805,86 +4991,23 @@ export interface operations {
             /** @description The endpoints the event is queued for. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["EventRedelivery"];
-                    };
+                    "application/json": components["schemas"]["EventRedeliveryData"];
                 };
             };
-            /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing or invalid API key. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The API key lacks the scope this operation needs. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such resource in the workspace of the key. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Invalid state, or an Idempotency-Key reused with another body or still in use. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body larger than 1 MiB (a bank statement: 10 MB). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit exceeded; see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A dependency is unavailable; retry later. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
         };
     };
 }

@@ -5,6 +5,8 @@ import { IDEMPOTENCY_KEYED } from './idempotency.generated.ts';
 export type { components, paths } from './api-schema.generated.ts';
 export { WebhookVerificationError } from 'standardwebhooks';
 export { verifyWebhook, type WebhookEvent } from './verify-webhook.ts';
+export { InvoicingApiError, isApiError, unwrap, type Problem } from './errors.ts';
+export { paginate } from './paginate.ts';
 
 export type InvoicingClient = Client<paths>;
 

@@ -1,11 +1,31 @@
 import { z } from 'zod';
+import { COUNTRY_CODES, isCountryCode } from './countries.ts';
+import { documentCaseInsensitiveEnum, inputJsonSchemaOf, referenceComponent } from './schema-documentation.ts';
+
+/** The component name a schema was registered under (`.meta({ id })`), if any. */
+const idOf = (schema: z.ZodType): string | undefined => z.globalRegistry.get(schema)?.id;
+
+/**
+ * One envelope per item schema, so each is one named component of the document (`InvoiceData`,
+ * `InvoicePage`) that every operation returning it references, rather than a copy per operation.
+ */
+const envelopes = new WeakMap<z.ZodType, { data?: z.ZodType; page?: z.ZodType }>();
+const envelopeOf = <E extends z.ZodType>(item: z.ZodType, kind: 'data' | 'page', make: () => E, suffix: string): E => {
+  const known = envelopes.get(item) ?? {};
+  envelopes.set(item, known);
+  if (known[kind]) return known[kind] as E;
+  const id = idOf(item);
+  const made = id ? (make().meta({ id: `${id}${suffix}` }) as unknown as E) : make();
+  known[kind] = made;
+  return made;
+};
 
 /** Success envelope of a single resource. */
-export const dataOf = <T extends z.ZodType>(item: T) => z.object({ data: item });
+export const dataOf = <T extends z.ZodType>(item: T) => envelopeOf(item, 'data', () => z.object({ data: item }), 'Data');
 
 /** Success envelope of a list page; `next_cursor` is null on the last page. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+  envelopeOf(item, 'page', () => z.object({ data: z.array(item), next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.') }), 'Page');
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -22,11 +42,26 @@ export const PageQuery = z.strictObject({
     .describe(`Page size, 1 to ${MAX_PAGE_SIZE}; default ${DEFAULT_PAGE_SIZE}.`),
 });
 
-/** A boolean query parameter written `true` or `false`. */
-export const BooleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+/**
+ * A boolean query parameter: a query string carries text, so the server takes the words `true` and
+ * `false`, which is how generated clients write a boolean. The document says `boolean`, so they
+ * offer one.
+ */
+export const BooleanQuery = z
+  .enum(['true', 'false'])
+  .transform((value) => value === 'true')
+  .meta({
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      delete jsonSchema.enum;
+      jsonSchema.type = 'boolean';
+    },
+  });
 
 /** Free-text search (`q`): partial and case-insensitive. */
-export const SearchQuery = z.string().trim().min(1).max(200).describe('Free-text search, partial and case-insensitive.');
+/** Text that trims to at least one character: the document's pattern for a required text field. */
+export const NOT_BLANK = '\\S';
+
+export const SearchQuery = z.string().trim().min(1).max(200).meta({ pattern: NOT_BLANK }).describe('Free-text search, partial and case-insensitive.');
 
 /** An ISO 8601 datetime in UTC with milliseconds. */
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
@@ -87,22 +122,40 @@ export const optionalText = <Out = string>(max: number, options: { format?: z.Zo
  * as is, it would show the input side of the trim alone, a plain string.
  */
 const documentFormat = (format: z.ZodType, max: number) => {
-  const { $schema: _, ...formatted } = z.toJSONSchema(format, { io: 'input' });
+  const id = z.globalRegistry.get(format)?.id;
+  const formatted = id ? referenceComponent(id, format) : { ...inputJsonSchemaOf(format), maxLength: max };
   return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
-    jsonSchema.anyOf = [{ ...formatted, maxLength: max }, { const: '' }, { type: 'null' }];
+    jsonSchema.anyOf = [formatted, { const: '' }, { type: 'null' }];
   };
 };
 
 export const EMAIL_MAX = 254;
 
+/**
+ * An email address whose domain is a host name: labels of 1 to 63 letters, digits and hyphens,
+ * neither starting nor ending with a hyphen, and a top-level label of letters. Zod's default
+ * pattern lets `billing@acme-.example` and 64+ character labels through, which then reach
+ * e-invoices as electronic addresses that no mail server takes.
+ */
+export const EMAIL_PATTERN =
+  /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+export const EmailAddress = () => z.email({ pattern: EMAIL_PATTERN });
+export const isEmailAddress = (value: string): boolean => EmailAddress().safeParse(value).success;
+
 /** An optional email address: a valid address, or "" / null for none. */
-export const optionalEmail = () => optionalText(EMAIL_MAX, { format: z.email() }).meta({ description: `An email address. ${OPTIONAL_TEXT_RULE}` });
+export const optionalEmail = () => optionalText(EMAIL_MAX, { format: EmailAddress() }).meta({ description: `An email address. ${OPTIONAL_TEXT_RULE}` });
 
 const COUNTRY_CODE_RULE = 'must be an ISO 3166-1 alpha-2 country code';
 const CountryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, COUNTRY_CODE_RULE)
-  .transform((code) => code.toUpperCase());
+  .transform((code) => code.toUpperCase())
+  .refine(isCountryCode, COUNTRY_CODE_RULE)
+  .meta({
+    id: 'CountryCode',
+    description: 'An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.',
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => documentCaseInsensitiveEnum(jsonSchema, COUNTRY_CODES),
+  });
 
 export const Address = z
   .object({
@@ -139,8 +192,8 @@ export type AddressInput = z.infer<typeof AddressInput>;
 const ELECTRONIC_ADDRESS_SCHEME_RULE = 'must be an EAS code: four digits such as 0204 or 9930, or one of EM, AN, AQ, AS, AU';
 export const ElectronicAddressScheme = z
   .string()
-  .transform((code) => code.toUpperCase())
-  .pipe(z.string().regex(/^(\d{4}|AN|AQ|AS|AU|EM)$/, ELECTRONIC_ADDRESS_SCHEME_RULE));
+  .regex(/^(\d{4}|[Aa][NnQqSsUu]|[Ee][Mm])$/, ELECTRONIC_ADDRESS_SCHEME_RULE)
+  .transform((code) => code.toUpperCase());
 
 /** The scheme of an email address, which an electronic address without a scheme is. */
 export const EMAIL_ADDRESS_SCHEME = 'EM';
@@ -165,7 +218,7 @@ export const optionalElectronicAddressScheme = () =>
  */
 export const electronicAddressProblem = (address: string | null | undefined, scheme: string | null | undefined): string | null => {
   if (address == null) return null;
-  if ((scheme == null || scheme === EMAIL_ADDRESS_SCHEME) && !z.email().safeParse(address).success) {
+  if ((scheme == null || scheme === EMAIL_ADDRESS_SCHEME) && !isEmailAddress(address)) {
     return 'must be an email address unless electronic_address_scheme names another scheme (such as 0204 for a Leitweg-ID)';
   }
   return null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentCaseInsensitiveEnum } from './schema-documentation.ts';
 
 // ISO 4217 active codes. Minor-unit exponent is 2 unless listed in the exceptions below.
 const ACTIVE_CODES =
@@ -17,7 +18,8 @@ const EXPONENT_EXCEPTIONS: Record<string, number> = {
   CLF: 4, UYW: 4,
 };
 
-const CURRENCY_CODES: ReadonlySet<string> = new Set(ACTIVE_CODES.split(' '));
+export const CURRENCY_CODE_LIST: readonly string[] = ACTIVE_CODES.split(' ');
+const CURRENCY_CODES: ReadonlySet<string> = new Set(CURRENCY_CODE_LIST);
 
 export const isCurrencyCode = (code: string): boolean => CURRENCY_CODES.has(code);
 
@@ -30,4 +32,9 @@ export const CurrencyCode = z
   .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 currency code')
   .transform((code) => code.toUpperCase())
   .refine(isCurrencyCode, 'must be an active ISO 4217 currency code')
-  .meta({ description: 'Three-letter ISO 4217 code; accepted in any case, returned uppercase.', example: 'USD' });
+  .meta({
+    id: 'CurrencyCode',
+    description: 'An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.',
+    example: 'USD',
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => documentCaseInsensitiveEnum(jsonSchema, CURRENCY_CODE_LIST),
+  });

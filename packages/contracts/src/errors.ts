@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { openEnum } from './schema-documentation.ts';
 
 /** The closed vocabulary of error codes (decisions.md, "Status and errors"), with their HTTP status. */
 export const ERROR_STATUS = {
@@ -6,6 +7,7 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   invalid_state: 409,
   idempotency_key_reused: 409,
   idempotency_key_in_use: 409,
@@ -24,6 +26,7 @@ export const ERROR_TITLES: Record<ErrorCode, string> = {
   unauthenticated: 'Unauthenticated',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   invalid_state: 'Invalid state',
   idempotency_key_reused: 'Idempotency key reused',
   idempotency_key_in_use: 'Idempotency key in use',
@@ -45,11 +48,11 @@ export const FieldError = z
 /** An error response (RFC 9457 problem details), never wrapped in `data`. */
 export const Problem = z
   .object({
-    type: z.string().describe('A URI naming the error type; `about:blank#<code>` form.'),
+    type: z.string().describe('A URI naming the error type: `https://docs.invoicing.dev/errors#<code>`, one per `code`.').meta({ example: 'https://docs.invoicing.dev/errors#not_found' }),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    code: ErrorCode,
+    code: ErrorCode.meta({ id: 'ProblemCode', description: 'The stable error code; `status` follows from it.', override: openEnum('ProblemCode') }),
     request_id: z.string(),
     errors: z.array(FieldError).optional().describe('Present on validation failures.'),
   })

@@ -46,6 +46,9 @@ export const IdPathParams = z.strictObject({
   id: z.string().max(100).describe('Prefixed public ID or the dashed UUID.'),
 });
 
+/** What `parsePublicId` takes for one kind, as a pattern the document can state. */
+export const idPattern = (kind: IdKind): RegExp => new RegExp(`^(?:${ID_PREFIX[kind]}_[0-9a-f]{32}|[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})$`);
+
 /**
  * An ID in a request body or list filter: the prefixed form or the dashed UUID, parsed to the UUID.
  * A malformed value or another resource's prefix is a 400.
@@ -53,6 +56,7 @@ export const IdPathParams = z.strictObject({
 export const idReference = (kind: IdKind) =>
   z
     .string()
+    .regex(idPattern(kind), `must be a ${ID_PREFIX[kind]}_ ID or a UUID`)
     .transform((value, ctx) => {
       const uuid = parsePublicId(kind, value);
       if (uuid === undefined) {

@@ -111,8 +111,16 @@ export const toAppError = (error: unknown): AppError => {
   return new AppError('internal', 'An internal error occurred; quote the request_id when reporting it.');
 };
 
+export interface ProblemHandlerOptions {
+  /**
+   * The methods a path takes, when it is a known path (else undefined): a request with another
+   * method answers 405 `method_not_allowed` with `Allow` (RFC 9110 §15.5.6) instead of 404.
+   */
+  methodsOf?: (path: string) => readonly string[] | undefined;
+}
+
 /** Renders every error, and every unknown route, as application/problem+json. */
-export const registerProblemHandlers = (app: FastifyInstance): void => {
+export const registerProblemHandlers = (app: FastifyInstance, { methodsOf }: ProblemHandlerOptions = {}): void => {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     // An unexpected error is a bug to investigate; a dependency that is down is an expected condition.
@@ -120,7 +128,13 @@ export const registerProblemHandlers = (app: FastifyInstance): void => {
     else if (appError.code === 'unavailable') request.log.warn({ detail: appError.message }, 'dependency unavailable');
     return sendProblem(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = methodsOf?.(path);
+    if (allowed && allowed.length > 0) {
+      const allow = allowed.join(', ');
+      return sendProblem(reply, new AppError('method_not_allowed', `${path} does not take ${request.method}; it takes ${allow}.`, { headers: { allow } }));
+    }
+    return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${path}.`));
+  });
 };

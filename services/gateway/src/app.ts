@@ -14,6 +14,7 @@ import { releaseUnsettledClaim } from './modules/idempotency/idempotency.hooks.t
 import { createIdempotencyService, type IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { registerRateLimits, sendRateLimit } from './modules/rate-limits/rate-limits.ts';
 import { registerApiReference } from './modules/reference/api-reference.routes.ts';
+import { allowedMethodsOf } from './modules/routing/allowed-methods.ts';
 import { createForwarder } from './modules/routing/forwarder.ts';
 import { registerOperationRoutes } from './modules/routing/operation.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
@@ -75,7 +76,7 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
     ...(logger ? { childLoggerFactory: deferredChildLogger } : {}),
   });
   registerTracing(app, 'gateway');
-  registerProblemHandlers(app);
+  registerProblemHandlers(app, { methodsOf: allowedMethodsOf(OPERATIONS) });
   acceptJsonBodiesOnly(app);
 
   const keys = new ApiKeyCache({ load: (keyId) => findActiveKey(orm, keyId), ttlMs: config.API_KEY_CACHE_TTL_MS, maxEntries: KEY_CACHE_MAX_ENTRIES });

@@ -7,6 +7,7 @@ export const CODES_BY_STATUS: Readonly<Record<number, readonly string[]>> = {
   401: ['unauthenticated'],
   403: ['forbidden'],
   404: ['not_found'],
+  405: ['method_not_allowed'],
   409: ['invalid_state', 'idempotency_key_reused', 'idempotency_key_in_use'],
   413: ['payload_too_large'],
   428: ['idempotency_key_required'],
@@ -18,6 +19,15 @@ const PROBLEM = 'application/problem+json';
 
 /** The statuses a request that names no operation (odd method, unknown path) may get. */
 const NO_OPERATION_STATUSES = new Set([400, 404, 405, 413]);
+/**
+ * A known path with a method it does not take: 405 with `Allow`, unless the request was refused
+ * first (a body too large or malformed, a path segment too long for any ID: 404).
+ */
+const WRONG_METHOD_STATUSES = NO_OPERATION_STATUSES;
+
+/** Whether some operation has this path (with any method). */
+const isKnownPath = (operations: readonly DocumentedOperation[], target: string): boolean =>
+  operations.some((operation) => matchOperation([operation], operation.method, target) !== undefined);
 
 const parse = (text: string): { value?: unknown; error?: string } => {
   try {
@@ -46,7 +56,10 @@ export const violationsOf = async (
   const mediaType = answer.contentType.split(';')[0]!.trim().toLowerCase();
   const hasBody = request.method !== 'HEAD' && answer.text.length > 0;
   if (!operation) {
-    if (!NO_OPERATION_STATUSES.has(status)) violations.push(`${status} for a request that names no operation`);
+    const knownPath = isKnownPath(operations, request.target);
+    if (!(knownPath ? WRONG_METHOD_STATUSES : NO_OPERATION_STATUSES).has(status)) violations.push(`${status} for ${knownPath ? 'a method the path does not take' : 'a request that names no operation'}`);
+    if (status === 405 && !answer.headers.allow) violations.push('405 without Allow');
+    if (status === 405 && hasBody && !answer.text.includes('"method_not_allowed"')) violations.push('405 without code method_not_allowed');
     if (hasBody && mediaType !== PROBLEM) violations.push(`${status} as ${mediaType || 'no content type'}, not problem+json`);
     return violations;
   }

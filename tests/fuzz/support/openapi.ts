@@ -24,6 +24,13 @@ export type JsonSchema = {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  exclusiveMinimum?: number;
+  if?: JsonSchema;
+  then?: JsonSchema;
+  else?: JsonSchema;
+  contains?: JsonSchema;
+  not?: JsonSchema;
+  title?: string;
   multipleOf?: number;
   minItems?: number;
   maxItems?: number;

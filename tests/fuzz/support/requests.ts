@@ -305,6 +305,10 @@ const textBodyRequests = (world: FuzzWorld, operation: DocumentedOperation, cont
     );
   });
 
+/** Valid requests alone: what the document says the operation takes, nothing mutated. */
+export const validRequestArbitrary = (world: FuzzWorld, operation: DocumentedOperation): fc.Arbitrary<FuzzRequest> =>
+  validParts(world, operation).map((parts) => build(parts, world, 'valid'));
+
 /** Requests to one operation: valid ones (a third) and every kind of mutation of them. */
 export const requestArbitrary = (world: FuzzWorld, operation: DocumentedOperation, usedKeys: string[]): fc.Arbitrary<FuzzRequest> =>
   operation.textBody ? textBodyRequests(world, operation, operation.textBody, usedKeys) : validParts(world, operation).chain((parts) =>

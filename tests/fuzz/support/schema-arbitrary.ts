@@ -22,11 +22,20 @@ const integerIn = (min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER)
 
 const decimalsOf = (step: number) => Math.max(0, -Math.floor(Math.log10(step)));
 
+/** One arbitrary per pattern and bounds: compiling a pattern (a currency's 180 alternatives) costs more than drawing from it. */
+const matchingPattern = new Map<string, fc.Arbitrary<string>>();
+
 const stringFor = (schema: JsonSchema): fc.Arbitrary<string> => {
   const maxLength = schema.maxLength ?? 200;
   const minLength = schema.minLength ?? 0;
   if (schema.pattern) {
-    const matching = fc.stringMatching(new RegExp(schema.pattern)).filter((value) => value.length >= minLength && value.length <= maxLength);
+    const cacheKey = `${schema.pattern}\u0000${minLength}\u0000${maxLength}`;
+    let matching = matchingPattern.get(cacheKey);
+    if (!matching) {
+      // xsmall: a pattern with spaces allowed between characters (an IBAN) stays within its maxLength.
+      matching = fc.stringMatching(new RegExp(schema.pattern), { size: 'xsmall' }).filter((value) => value.length >= minLength && value.length <= maxLength);
+      matchingPattern.set(cacheKey, matching);
+    }
     return typeof schema.example === 'string' ? fc.oneof(matching, { weight: 3, arbitrary: fc.constant(schema.example) }) : matching;
   }
   const cap = Math.min(maxLength, minLength + 24);
@@ -52,6 +61,13 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((alternative) => valueOf(document, { ...alternative, ...(schema.example !== undefined ? { example: schema.example } : {}) }, ids, depth + 1)));
+  const conditions = (schema.allOf ?? []).filter((part) => part.if !== undefined);
+  if (conditions.length > 0) {
+    // The conditions of the schema (`if`/`then`/`else`, as the rules of an ad-hoc line): draw the
+    // value without them, then make each branch that applies hold.
+    const { allOf: _, ...unconditional } = schema;
+    return valueOf(document, unconditional, ids, depth).chain((value) => satisfying(document, value, unconditional, conditions, ids, depth));
+  }
   if (schema.allOf?.[0]) return valueOf(document, schema.allOf[0], ids, depth + 1);
   const types = [schema.type ?? (schema.properties ? 'object' : 'string')].flat();
   return fc.oneof(
@@ -62,10 +78,11 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
         case 'boolean':
           return fc.boolean();
         case 'integer':
-          return integerIn(schema.minimum, schema.maximum);
+          return integerIn(schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : schema.minimum, schema.maximum);
         case 'number': {
           const step = schema.multipleOf ?? 0.01;
-          const min = Math.ceil((schema.minimum ?? -1e6) / step);
+          const lowest = schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : (schema.minimum ?? -1e6);
+          const min = Math.ceil(lowest / step);
           const max = Math.floor((schema.maximum ?? 1e6) / step);
           return integerIn(min, max).map((units) => Number((units * step).toFixed(decimalsOf(step))));
         }
@@ -74,17 +91,70 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
           return fc.array(valueOf(document, schema.items ?? {}, ids, depth + 1), { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) });
         }
         case 'object': {
-          const properties = schema.properties ?? {};
+          // A property the schema refuses whatever its value (`not: {}`) is never drawn.
+          const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([, property]) => !(property.not && Object.keys(property.not).length === 0)));
           const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valueOf(document, property, ids, depth + 1)]));
           return fc.record(model, { requiredKeys: (schema.required ?? []).filter((name) => name in model) });
         }
         default: {
           const prefix = idPrefixOf(schema);
-          return prefix ? ids(prefix) : stringFor(schema);
+          if (!prefix) return stringFor(schema);
+          // Where the document states the ID's form, a valid request keeps to it: this kind's
+          // prefix or a UUID (the mutations send the other kinds).
+          const pattern = schema.pattern ? new RegExp(schema.pattern) : undefined;
+          return pattern ? ids(prefix).filter((id) => pattern.test(id)) : ids(prefix);
         }
       }
     }),
   );
+};
+
+/** Whether a value meets the `if` of a condition: the keywords conditions here use (`required`, `const`, `enum`, `contains`). */
+const meets = (value: unknown, condition: JsonSchema): boolean => {
+  if (condition.contains) return Array.isArray(value) && value.some((item) => meets(item, condition.contains!));
+  if (condition.const !== undefined) return value === condition.const;
+  if (condition.enum) return condition.enum.includes(value);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
+  const object = value as Record<string, unknown>;
+  if ((condition.required ?? []).some((name) => !(name in object))) return false;
+  return Object.entries(condition.properties ?? {}).every(([name, property]) => !(name in object) || meets(object[name], property));
+};
+
+/**
+ * The schema of a property under a branch: the branch's own when it names a value (`const`,
+ * `enum`) or a type the property's alternatives do not all share (the alternative of that type),
+ * else the property's schema narrowed by the branch's bounds (`exclusiveMinimum`).
+ */
+const narrowed = (document: OpenApiDocument, base: JsonSchema | undefined, branch: JsonSchema): JsonSchema => {
+  if (branch.const !== undefined || branch.enum || !base) return branch;
+  const resolved = resolveSchema(document, base);
+  const alternatives = resolved.anyOf ?? resolved.oneOf;
+  if (alternatives && branch.type) {
+    const typed = alternatives.map((alternative) => resolveSchema(document, alternative)).filter((alternative) => [alternative.type ?? (alternative.properties ? 'object' : 'string')].flat().includes(branch.type as string));
+    const { type: _, ...bounds } = branch;
+    return typed.length > 0 ? { ...typed[0]!, ...bounds } : branch;
+  }
+  return { ...resolved, ...branch };
+};
+
+/** Makes a value meet each condition that applies to it, one after the other, drawing again only what a branch constrains. */
+const satisfying = (document: OpenApiDocument, value: unknown, schema: JsonSchema, conditions: readonly JsonSchema[], ids: IdArbitrary, depth: number): fc.Arbitrary<unknown> => {
+  const [condition, ...rest] = conditions;
+  if (!condition) return fc.constant(value);
+  const branch = meets(value, condition.if!) ? condition.then : condition.else;
+  const next = (repaired: unknown) => satisfying(document, repaired, schema, rest, ids, depth);
+  if (!branch) return next(value);
+  if (Array.isArray(value)) return next(branch.maxItems !== undefined ? value.slice(0, Math.max(branch.maxItems, 1)) : value);
+  if (value === null || typeof value !== 'object') return next(value);
+  const names = [...new Set([...(branch.required ?? []), ...Object.keys(branch.properties ?? {})])];
+  const object = value as Record<string, unknown>;
+  // A property the branch bounds but does not require is drawn again only when present.
+  const redrawn = names.filter((name) => (branch.required ?? []).includes(name) || name in object);
+  if (redrawn.length === 0) return next(value);
+  const model = Object.fromEntries(
+    redrawn.map((name) => [name, valueOf(document, branch.properties?.[name] ? narrowed(document, schema.properties?.[name], branch.properties[name]!) : (schema.properties?.[name] ?? {}), ids, depth + 1)]),
+  );
+  return fc.record(model).chain((drawn) => next({ ...object, ...drawn }));
 };
 
 /** The smallest body the schema accepts: required fields only, each its first valid value. */

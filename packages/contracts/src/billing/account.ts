@@ -13,7 +13,7 @@ import { CurrencyCode } from '../currencies.ts';
 import { DEFAULT_LOCALE, Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
 import { EINVOICE_PROFILES, PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
-import { AttachmentKind, ATTACHMENT_KINDS, EmailAddress, REMINDER_DAYS_MAX } from './messages.ts';
+import { AttachmentKind, ATTACHMENT_KINDS, RecipientAddress, REMINDER_DAYS_MAX } from './messages.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
 export const DEFAULT_TIMEZONE = 'UTC';
@@ -28,6 +28,7 @@ export const NUMBER_FORMAT_MAX = 64;
 export const SEQUENCE_WIDTH_MAX = 12;
 
 const NUMBER_FORMAT_TOKEN = /\{([^{}]*)\}/g;
+const NUMBER_FORMAT_LITERAL = '[^{}"\\\\\\u0000-\\u001f\\u007f]';
 
 /**
  * What is wrong with a number format, or an empty list. Tokens: `{YYYY}`, `{YY}`, `{MM}` and
@@ -63,6 +64,10 @@ export const NumberFormat = z
     for (const message of numberFormatProblems(format)) ctx.addIssue({ code: 'custom', message });
   })
   .meta({
+    // The shape as a pattern: literal characters (no quotes, backslashes or control characters),
+    // the tokens {YYYY}, {YY}, {MM}, and {SEQ:n} exactly once. That {MM} needs a year beside it
+    // stays in the description: a pattern would need lookaheads that generators do not follow.
+    pattern: `^(?:${NUMBER_FORMAT_LITERAL}|\\{(?:YYYY|YY|MM)\\})*\\{SEQ:0*(?:[1-9]|1[0-2])\\}(?:${NUMBER_FORMAT_LITERAL}|\\{(?:YYYY|YY|MM)\\})*$`,
     description:
       'Invoice number format. Tokens: `{YYYY}`, `{YY}`, `{MM}` (the period becomes the month) and `{SEQ:n}` (the sequence, zero-padded to at least n digits; required exactly once). Other characters are literal. Without a year or month token the series never restarts.',
     example: DEFAULT_NUMBER_FORMAT,
@@ -112,7 +117,7 @@ const emailSettingsInput = {
     .max(REMINDER_DAYS_MAX)
     .refine((days) => new Set(days).size === days.length, 'may not name one day twice')
     .optional(),
-  reply_to: EmailAddress.nullable().optional().describe('An email address; null clears it.'),
+  reply_to: RecipientAddress.nullable().optional().describe('An email address; null clears it.'),
 };
 // --- end of the e-mail delivery settings ---
 

@@ -21,13 +21,17 @@ export const Iban = z
   .string()
   .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
   .pipe(z.string().refine(isIbanChecksumValid, IBAN_RULE));
+/** The IBAN's shape as the document states it (spaces anywhere); its check digits stay in words: no pattern can compute mod 97. */
+const IBAN_PATTERN = '^\\s*[A-Za-z]{2}\\s*[0-9]{2}(?:\\s*[A-Za-z0-9]){11,30}\\s*$';
 
 // BIC (ISO 9362): bank (4 letters), country (2 letters), location (2), optional branch (3).
 const BIC_RULE = 'must be a BIC of 8 or 11 characters such as COBADEFFXXX';
 export const Bic = z
   .string()
   .transform((bic) => bic.replace(/\s+/g, '').toUpperCase())
-  .pipe(z.string().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, BIC_RULE));
+  .pipe(z.string().regex(/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/, BIC_RULE))
+  // The same rule on the input, spaces allowed anywhere, for the document.
+  .meta({ pattern: '^\\s*(?:[A-Za-z]\\s*){6}(?:[A-Za-z0-9]\\s*){2}(?:(?:[A-Za-z0-9]\\s*){3})?$', example: 'COBADEFFXXX' });
 
 /** The payment means every e-invoice names for a payment account: credit transfer (UNTDID 4461 code 58, SEPA). */
 export const PAYMENT_MEANS_CODE = '58';
@@ -44,7 +48,12 @@ export type PaymentAccount = z.infer<typeof PaymentAccount>;
 
 export const PaymentAccountInput = z
   .strictObject({
-    iban: z.string().max(42).pipe(Iban).describe('Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits.'),
+    iban: z
+      .string()
+      .max(42)
+      .pipe(Iban)
+      .describe('Required. Spaces allowed; stored without them, uppercase. Checked with its mod-97 check digits.')
+      .meta({ pattern: IBAN_PATTERN, example: 'DE89 3704 0044 0532 0130 00' }),
     bic: optionalText(11, { format: Bic, tooLong: BIC_RULE }).optional().describe(`8 or 11 characters, any case. ${OPTIONAL_TEXT_RULE}`),
     name: optionalText(200).optional().describe(`Account holder. ${OPTIONAL_TEXT_RULE}`),
   })
@@ -53,7 +62,7 @@ export const PaymentAccountInput = z
 export type PaymentAccountInput = z.infer<typeof PaymentAccountInput>;
 
 export const PDF_FORMATS = ['standard', 'facturx'] as const;
-export const PdfFormat = z.enum(PDF_FORMATS).describe('`standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.');
+export const PdfFormat = z.enum(PDF_FORMATS).meta({ id: 'PdfFormat', description: '`standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.' });
 export type PdfFormat = z.infer<typeof PdfFormat>;
 
 /** UN/ECE Recommendation 20 (and 21, with its X prefix) unit codes: `C62` one, `HUR` hour, `DAY`, `KGM`, `XPP`. */
@@ -61,9 +70,8 @@ export const DEFAULT_UNIT_CODE = 'C62';
 const UNIT_CODE_RULE = 'must be a UN/ECE Recommendation 20 unit code of 2 or 3 letters or digits, such as C62 (one), HUR (hour) or KGM (kilogram)';
 export const UnitCode = z
   .string()
-  .max(3, UNIT_CODE_RULE)
+  .regex(/^[A-Za-z0-9]{2,3}$/, UNIT_CODE_RULE)
   .transform((code) => code.toUpperCase())
-  .pipe(z.string().regex(/^[A-Z0-9]{2,3}$/, UNIT_CODE_RULE))
   .meta({ example: 'HUR' });
 
 /**
@@ -72,7 +80,7 @@ export const UnitCode = z
  * `O` not subject to VAT.
  */
 export const TAX_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'] as const;
-export const TaxCategory = z.enum(TAX_CATEGORIES);
+export const TaxCategory = z.enum(TAX_CATEGORIES).meta({ id: 'TaxCategory' });
 export type TaxCategory = z.infer<typeof TaxCategory>;
 
 /** The categories that state why no (or no normal) VAT is charged: each line of them needs `tax_exemption_reason`. */

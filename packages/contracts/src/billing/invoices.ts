@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -15,13 +15,14 @@ import {
   defaultTaxCategory,
 } from './einvoice-fields.ts';
 import { TaxBreakdownEntry } from './tax-breakdown.ts';
+import { documentAsOneOf } from '../schema-documentation.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'overdue', 'paid', 'void'] as const;
-export const InvoiceStatus = z.enum(INVOICE_STATUSES);
+export const InvoiceStatus = z.enum(INVOICE_STATUSES).meta({ id: 'InvoiceStatus' });
 export type InvoiceStatus = z.infer<typeof InvoiceStatus>;
 
 export const COLLECTION_METHODS = ['send_invoice', 'charge_automatically'] as const;
-export const CollectionMethod = z.enum(COLLECTION_METHODS);
+export const CollectionMethod = z.enum(COLLECTION_METHODS).meta({ id: 'CollectionMethod' });
 export type CollectionMethod = z.infer<typeof CollectionMethod>;
 
 export const INVOICE_ITEMS_MAX = 250;
@@ -57,6 +58,25 @@ export const Discount = z
   .meta({ id: 'Discount' });
 export type Discount = z.infer<typeof Discount>;
 
+/** The two shapes a discount takes, for the document: exactly one key, the other absent. */
+const AmountOffInput = z
+  .strictObject({ amount_off: MinorAmount.describe('Minor units off the line; at most the line subtotal.') })
+
+const PercentOffInput = z
+  .strictObject({
+    percent_off: z
+      .number()
+      .min(0)
+      .max(100)
+      .multipleOf(10 ** -PERCENT_OFF_DECIMALS)
+      .describe(`Percent off the line, 0 to 100 with at most ${PERCENT_OFF_DECIMALS} decimals; rounded half up.`),
+  })
+
+
+/**
+ * Parsed as one object with a refinement (its messages name the rule), written into the document
+ * as the `oneOf` it means.
+ */
 export const DiscountInput = z
   .strictObject({
     amount_off: MinorAmount.optional().describe('Minor units off the line; at most the line subtotal.'),
@@ -72,20 +92,8 @@ export const DiscountInput = z
     message: 'must hold exactly one of amount_off or percent_off',
   })
   .describe('Exactly one of `amount_off` or `percent_off`, as `discount` is returned.')
-  .meta({ id: 'DiscountInput' });
+  .meta({ id: 'DiscountInput', override: documentAsOneOf({ AmountOffInput, PercentOffInput }) });
 export type DiscountInput = z.infer<typeof DiscountInput>;
-
-/** A line's billing period (EN 16931 BG-26): both days included, `start` ≤ `end`. */
-export const LinePeriod = z
-  .object({ start: CalendarDate, end: CalendarDate.describe('The period’s last day (inclusive).') })
-  .meta({ id: 'LinePeriod' });
-export type LinePeriod = z.infer<typeof LinePeriod>;
-
-export const LinePeriodInput = z
-  .strictObject({ start: CalendarDate, end: CalendarDate.describe('The period’s last day (inclusive).') })
-  .refine((period) => period.start <= period.end, { message: 'start may not be after end', path: ['end'] })
-  .describe('The line’s billing period (BG-26), both days included; frozen at finalization.')
-  .meta({ id: 'LinePeriodInput' });
 
 const TaxRateInput = z
   .number()
@@ -94,6 +102,58 @@ const TaxRateInput = z
   .multipleOf(10 ** -TAX_RATE_DECIMALS)
   .describe(`Percentage 0 to 100 with at most ${TAX_RATE_DECIMALS} decimals: 8.5 means 8.5 percent.`);
 
+const itemFields = {
+  price: idReference('price').describe('A `price_` ID (or UUID) for a catalog line; an archived price is refused.'),
+  description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX).meta({ pattern: NOT_BLANK }),
+  unit_amount: MinorAmount.describe('Minor units of the invoice currency.'),
+  tax_rate: TaxRateInput,
+  // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
+  quantity: z.int().min(1).default(1).describe('Integer ≥ 1; default 1.'),
+  discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
+  unit_code: UnitCode.optional().describe(`UN/ECE Recommendation 20 unit of \`quantity\` (BT-130), any case, returned uppercase; default \`${DEFAULT_UNIT_CODE}\` (one).`),
+  tax_category: TaxCategory.optional().describe(
+    'VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.',
+  ),
+  tax_exemption_reason: optionalText(TAX_EXEMPTION_REASON_MAX)
+    .optional()
+    .describe(`Why no VAT is charged (BT-120), such as "Reverse charge": required for \`E\`, \`AE\`, \`K\`, \`G\` and \`O\`, refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
+  period: PeriodInput.nullable().optional().describe('The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none.'),
+};
+const { price, unit_amount, tax_rate, description, ...lineFields } = itemFields;
+
+/** The two kinds of line, for the document (the parser below checks the same rules with messages that name them). */
+
+const EXEMPT = ['E', 'AE', 'K', 'G', 'O'];
+const ZERO_RATE = ['Z', 'AE', 'K', 'G', 'O'];
+const categoryIs = (values: string[]) => ({ required: ['tax_category'], properties: { tax_category: { enum: values } } });
+/** `taxCategoryIssues` as JSON Schema conditions, so a client (or a fuzzer) can tell a valid ad-hoc line from the schema alone. */
+const EXEMPTION_REASON_CONDITION = {
+  if: categoryIs(EXEMPT),
+  then: { required: ['tax_exemption_reason'], properties: { tax_exemption_reason: { type: 'string', pattern: '\\S' } } },
+  else: { properties: { tax_exemption_reason: { enum: ['', null] } } },
+};
+const TAX_CATEGORY_CONDITIONS = [
+  { if: categoryIs(['S']), then: { required: ['tax_rate'], properties: { tax_rate: { exclusiveMinimum: 0 } } } },
+  { if: categoryIs(ZERO_RATE), then: { properties: { tax_rate: { const: 0 } } } },
+  EXEMPTION_REASON_CONDITION,
+];
+
+const CatalogLineInput = z
+  .strictObject({ price, description: description.optional().describe('Overrides the product name.'), ...lineFields })
+  .describe('A catalog line: unit amount, currency and tax rate come from the price, which must be active and in the invoice currency; the description defaults to the product name. `tax_category` is checked against the price’s rate; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
+  // The category's rate is the price's, known only once it is read; whether a reason is needed is known now.
+  .meta({ allOf: [EXEMPTION_REASON_CONDITION] })
+
+const AdHocLineInput = z
+  .strictObject({
+    description: description.describe('What is invoiced.'),
+    unit_amount,
+    tax_rate: tax_rate.optional().describe('Default 0.'),
+    ...lineFields,
+  })
+  .describe('An ad-hoc line: description and unit amount as sent. `S` needs a rate above 0; `Z`, `AE`, `K`, `G`, `O` need rate 0; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
+  .meta({ allOf: TAX_CATEGORY_CONDITIONS });
+
 /**
  * One line as sent: a catalog line names a `price` (unit amount, currency and tax rate come from
  * it; the description defaults to the product's name); an ad-hoc line gives `description` and
@@ -101,21 +161,11 @@ const TaxRateInput = z
  */
 export const InvoiceItemInput = z
   .strictObject({
-    price: idReference('price').optional().describe('A `price_` ID (or UUID) for a catalog line; an archived price is refused.'),
-    description: z.string().trim().min(1).max(LINE_DESCRIPTION_MAX).optional().describe('Required on ad-hoc lines; overrides the product name on catalog lines.'),
-    unit_amount: MinorAmount.optional().describe('Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines.'),
-    tax_rate: TaxRateInput.optional().describe('Ad-hoc lines only; default 0. Catalog lines take the price’s rate.'),
-    // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
-    quantity: z.int().min(1).default(1).describe('Integer ≥ 1; default 1.'),
-    discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
-    unit_code: UnitCode.optional().describe(`UN/ECE Recommendation 20 unit of \`quantity\` (BT-130), any case, returned uppercase; default \`${DEFAULT_UNIT_CODE}\` (one).`),
-    tax_category: TaxCategory.optional().describe(
-      'VAT category (BT-151): `S` standard rate (needs a rate above 0), `Z` zero rated (rate 0), `E` exempt, `AE` reverse charge, `K` intra-community supply, `G` export outside the EU, `O` not subject to VAT (`AE`, `K`, `G`, `O` need rate 0). Default `S` when the rate is above 0, else `Z`. On a catalog line it is checked against the price’s rate.',
-    ),
-    tax_exemption_reason: optionalText(TAX_EXEMPTION_REASON_MAX)
-      .optional()
-      .describe(`Why no VAT is charged (BT-120), such as "Reverse charge": required for \`E\`, \`AE\`, \`K\`, \`G\` and \`O\`, refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
-    period: LinePeriodInput.nullable().optional().describe('The billing period of the line (BG-26), on ad-hoc and catalog lines; null or absent: none.'),
+    ...itemFields,
+    price: price.optional(),
+    description: description.optional().describe('Required on ad-hoc lines; overrides the product name on catalog lines.'),
+    unit_amount: unit_amount.optional().describe('Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines.'),
+    tax_rate: tax_rate.optional().describe('Ad-hoc lines only; default 0. Catalog lines take the price’s rate.'),
   })
   .superRefine((item, ctx) => {
     const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
@@ -131,7 +181,8 @@ export const InvoiceItemInput = z
       for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason: item.tax_exemption_reason ?? null })) refuse(issue.field, issue.message);
     }
   })
-  .meta({ id: 'InvoiceItemInput' });
+  .describe('A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`).')
+  .meta({ id: 'InvoiceItemInput', override: documentAsOneOf({ CatalogLineInput, AdHocLineInput }) });
 export type InvoiceItemInput = z.infer<typeof InvoiceItemInput>;
 
 /** An invoice line item. */
@@ -152,7 +203,7 @@ export const InvoiceLine = z
     unit_code: z.string().describe(`UN/ECE Recommendation 20 unit code (BT-130); \`${DEFAULT_UNIT_CODE}\` unless sent.`).meta({ example: DEFAULT_UNIT_CODE }),
     tax_category: TaxCategory.describe('VAT category code (BT-151).'),
     tax_exemption_reason: z.string().nullable().describe('Why no VAT is charged (BT-120); null for `S` and `Z`.'),
-    period: LinePeriod.nullable().describe('The billing period of the line (BG-26), both days included; null when none was set.'),
+    period: Period.nullable().describe('The billing period of the line (BG-26), both days included; null when none was set.'),
   })
   .meta({ id: 'InvoiceLine' });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;

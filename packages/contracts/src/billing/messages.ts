@@ -30,7 +30,7 @@ export const REMINDER_DAYS_MAX = 10;
  * nothing that could end a header or add a recipient (CR, LF, comma, semicolon, angle brackets,
  * quotes, whitespace); ASCII only, since an address is not re-encoded on its way.
  */
-export const EmailAddress = z
+export const RecipientAddress = z
   .string()
   .trim()
   .max(EMAIL_MAX)
@@ -39,7 +39,7 @@ export const EmailAddress = z
   .refine((address) => !address.includes('=?'), 'may not contain "=?"')
   .meta({ description: 'One email address (ASCII, no display name).', example: 'accounts@buyer.example' });
 
-const recipients = z.array(EmailAddress).max(MESSAGE_RECIPIENTS_MAX);
+const recipients = z.array(RecipientAddress).max(MESSAGE_RECIPIENTS_MAX);
 
 export const SendInvoiceBody = z
   .strictObject({

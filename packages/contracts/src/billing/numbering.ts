@@ -66,7 +66,7 @@ export const ChainBreak = z
     sequence: z.int(),
     number: z.string(),
     invoice: z.string().nullable().describe('`in_` ID of the invoice where the chain breaks; null when the number has no invoice.'),
-    reason: z.enum(CHAIN_BREAK_REASONS).describe(
+    reason: z.enum(CHAIN_BREAK_REASONS).meta({ id: 'ChainBreakReason' }).describe(
       '`snapshot_mismatch`: the invoice no longer hashes to its snapshot_sha256 (edited); `chain_mismatch`: its chain_sha256 does not follow from the previous invoice (edited or removed); `missing_number`: no invoice holds this number (removed); `counter_mismatch`: the series counter disagrees with the invoices.',
     ),
   })

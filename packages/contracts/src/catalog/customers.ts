@@ -4,6 +4,7 @@ import {
   AddressInput,
   BooleanQuery,
   dataOf,
+  NOT_BLANK,
   OPTIONAL_TEXT_RULE,
   optionalElectronicAddress,
   optionalElectronicAddressScheme,
@@ -45,7 +46,7 @@ export const Customer = z
   .meta({ id: 'Customer' });
 export type Customer = z.infer<typeof Customer>;
 
-const name = z.string().trim().min(1).max(256).describe('Full legal or trade name; at least 1 character.');
+const name = z.string().trim().min(1).max(256).meta({ pattern: NOT_BLANK }).describe('Full legal or trade name; at least 1 character besides spaces.');
 const email = optionalEmail();
 const phone = optionalText(50);
 const taxId = optionalText(50).describe(`The buyer VAT identifier (EN 16931 BT-48) where there is one, such as DE123456789. ${OPTIONAL_TEXT_RULE}`);

@@ -5,18 +5,19 @@ import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
 export const PRICE_TYPES = ['one_time', 'recurring'] as const;
-export const PriceType = z.enum(PRICE_TYPES).describe('`one_time` or `recurring`.');
+export const PriceType = z.enum(PRICE_TYPES).meta({ id: 'PriceType', description: '`one_time` or `recurring`.' });
 export type PriceType = z.infer<typeof PriceType>;
 
 export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export const RECURRING_INTERVAL_COUNT_MAX = 52;
+export const RecurringInterval = z.enum(RECURRING_INTERVALS).meta({ id: 'RecurringInterval' });
 export const TAX_RATE_DECIMALS = 4;
 export const NICKNAME_MAX = 250;
 
 /** How often a recurring price bills. */
 export const Recurring = z
   .object({
-    interval: z.enum(RECURRING_INTERVALS),
+    interval: RecurringInterval,
     interval_count: z.int().describe('Intervals between billings, 1 to 52.'),
   })
   .meta({ id: 'Recurring' });
@@ -43,7 +44,7 @@ export type Price = z.infer<typeof Price>;
 
 const RecurringInput = z
   .strictObject({
-    interval: z.enum(RECURRING_INTERVALS).describe('`day`, `week`, `month` or `year`.'),
+    interval: RecurringInterval.describe('`day`, `week`, `month` or `year`.'),
     interval_count: z
       .int()
       .min(1)
@@ -63,6 +64,13 @@ const taxRate = z
   .describe(`Percentage 0 to 100 with at most ${TAX_RATE_DECIMALS} decimals: 8.5 means 8.5 percent.`);
 const nickname = optionalText(NICKNAME_MAX).describe(`Internal label, hidden from customers. ${OPTIONAL_TEXT_RULE}`);
 
+/** `recurring` goes with `type` (the catalog's billingForCreate): required for `recurring`, absent or null for `one_time`. */
+const RECURRING_MATCHES_TYPE = {
+  if: { required: ['type'], properties: { type: { const: 'recurring' } } },
+  then: { required: ['recurring'], properties: { recurring: { type: 'object' } } },
+  else: { properties: { recurring: { type: 'null' } } },
+};
+
 export const CreatePriceBody = z
   .strictObject({
     product: idReference('product').describe('The `prod_` ID (or UUID) of a product in the workspace.'),
@@ -75,7 +83,7 @@ export const CreatePriceBody = z
     tax_rate: taxRate.default(0).describe('Percentage 0 to 100; default 0.'),
     nickname: nickname.optional(),
   })
-  .meta({ id: 'CreatePriceBody' });
+  .meta({ id: 'CreatePriceBody', allOf: [RECURRING_MATCHES_TYPE] });
 export type CreatePriceBody = z.infer<typeof CreatePriceBody>;
 
 export const UpdatePriceBody = z
@@ -92,7 +100,7 @@ export const UpdatePriceBody = z
     tax_rate: taxRate.optional(),
     active: z.boolean().optional().describe('False archives the price, true reactivates it.'),
   })
-  .meta({ id: 'UpdatePriceBody' });
+  .meta({ id: 'UpdatePriceBody', allOf: [{ if: { required: ['type'], properties: { type: { const: 'one_time' } } }, then: { properties: { recurring: { type: 'null' } } } }] });
 export type UpdatePriceBody = z.infer<typeof UpdatePriceBody>;
 
 export const ListPricesQuery = z.strictObject({

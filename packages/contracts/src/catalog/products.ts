@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -27,10 +27,18 @@ const name = z
   .trim()
   .min(1)
   .max(PRODUCT_NAME_MAX)
-  .describe(`1 to ${PRODUCT_NAME_MAX} characters.`);
+  .meta({ pattern: NOT_BLANK })
+  .describe(`1 to ${PRODUCT_NAME_MAX} characters besides surrounding spaces.`);
 const description = optionalText(PRODUCT_DESCRIPTION_MAX).describe(`At most ${PRODUCT_DESCRIPTION_MAX} characters. ${OPTIONAL_TEXT_RULE}`);
 // "Public" URLs: a domain name is required, so loopback, IP literals and single-label hosts are refused.
-const imageUrl = z.url({ protocol: /^https$/i, hostname: z.regexes.domain }).max(2048);
+const imageUrl = z
+  .url({ protocol: /^https$/i, hostname: z.regexes.domain })
+  .max(2048)
+  .meta({
+    description: 'An `https` URL on a domain name (no IP address, no single-label host).',
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}(?::[1-9][0-9]{0,3})?(?:[/?#][!-~]*)?$',
+    example: 'https://cdn.example.com/products/consulting.png',
+  });
 const images = z
   .array(imageUrl)
   .max(PRODUCT_IMAGES_MAX)

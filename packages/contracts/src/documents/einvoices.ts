@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EINVOICE_PROFILES, PDF_FORMATS } from '../billing/einvoice-fields.ts';
+import { EINVOICE_PROFILES, PdfFormat } from '../billing/einvoice-fields.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { PublicTokenPathParams } from './public-link.ts';
@@ -13,18 +13,19 @@ export type EinvoiceSyntax = (typeof EINVOICE_SYNTAXES)[number];
 export const EinvoiceQuery = z.strictObject({
   syntax: z
     .enum(EINVOICE_SYNTAXES)
+    .meta({ id: 'EinvoiceSyntax' })
     .default('ubl')
     .describe('`ubl`: OASIS UBL 2.1 Invoice (default); `cii`: UN/CEFACT Cross Industry Invoice D16B.'),
   profile: z
     .enum(EINVOICE_PROFILES)
+    .meta({ id: 'EinvoiceProfile' })
     .default('en16931')
     .describe('`en16931`: the European standard EN 16931 (default); `xrechnung`: its German CIUS XRechnung 3.0 (buyer reference, seller contact, payment account and electronic addresses required).'),
 });
 export type EinvoiceQuery = z.infer<typeof EinvoiceQuery>;
 
 export const PdfQuery = z.strictObject({
-  format: z
-    .enum(PDF_FORMATS)
+  format: PdfFormat
     .optional()
     .describe(
       '`standard`: the plain PDF; `facturx`: the Factur-X / ZUGFeRD PDF (PDF/A-3 with the CII XML attached as `factur-x.xml`, profile EN 16931). Absent: the account’s `pdf_format`; with `facturx` there, an invoice that lacks what EN 16931 needs gets the plain PDF.',

@@ -4,7 +4,8 @@ import { SubscriptionEventData } from '../subscriptions/events.ts';
 import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { WebhookEventType } from './event-types.ts';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
+import { openEnum } from '../schema-documentation.ts';
 import { TimeBound } from './webhook-endpoints.ts';
 
 /** What an event carries: `object`, the invoice (lines included) or the subscription as it was at that moment. */
@@ -16,6 +17,12 @@ export const webhookEventDataSchema = (type: string) =>
   type.startsWith('subscription.') ? SubscriptionEventData : type === 'message.failed' ? MessageEventData : InvoiceEventData;
 
 /**
+ * An event's type as responses carry it: the types of today, and any type added later (an open
+ * enum, so a client generated today does not fail a page that holds a newer event).
+ */
+export const EventType = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'EventType', description: 'What happened.', override: openEnum('EventType') });
+
+/**
  * Something that happened in a workspace, kept 90 days. This very JSON is the body of every
  * webhook delivery of the event, whose `webhook-id` header is its `id`.
  */
@@ -23,7 +30,7 @@ export const WebhookEvent = z
   .object({
     id: z.string().meta({ example: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('event'),
-    type: WebhookEventType,
+    type: EventType,
     created: Timestamp.describe('When it happened.'),
     data: WebhookEventData.describe('`object`: the invoice as it was at that moment, lines included (`invoice.*`), the subscription (`subscription.*`), or the message (`message.failed`).'),
   })
@@ -48,7 +55,7 @@ export const DeliveryAttempt = z
     event: z.string().describe('`evt_` ID.'),
     endpoint: z.string().describe('`we_` ID (the endpoint may since have been deleted).'),
     url: z.string().describe('The URL the request went to.'),
-    trigger: z.enum(DELIVERY_TRIGGERS).describe('`event`: the event itself; `replay` and `redeliver`: sent again on request.'),
+    trigger: z.enum(DELIVERY_TRIGGERS).meta({ id: 'DeliveryTrigger' }).describe('`event`: the event itself; `replay` and `redeliver`: sent again on request.'),
     attempt: z.int().describe('1 for the first attempt of this delivery, 2 for its first retry, and so on.'),
     attempted_at: Timestamp,
     succeeded: z.boolean().describe('The receiver answered 2xx.'),

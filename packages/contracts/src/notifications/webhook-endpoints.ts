@@ -8,7 +8,7 @@ export const WEBHOOK_URL_MAX = 2048;
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 
 export const WEBHOOK_ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;
-export const WebhookEndpointStatus = z.enum(WEBHOOK_ENDPOINT_STATUSES);
+export const WebhookEndpointStatus = z.enum(WEBHOOK_ENDPOINT_STATUSES).meta({ id: 'WebhookEndpointStatus' });
 export type WebhookEndpointStatus = z.infer<typeof WebhookEndpointStatus>;
 
 /**
@@ -16,20 +16,34 @@ export type WebhookEndpointStatus = z.infer<typeof WebhookEndpointStatus>;
  * 410 Gone, `failing` when every attempt to it failed for 3 days.
  */
 export const WEBHOOK_DISABLED_REASONS = ['requested', 'gone', 'failing'] as const;
-export const WebhookDisabledReason = z.enum(WEBHOOK_DISABLED_REASONS);
+export const WebhookDisabledReason = z.enum(WEBHOOK_DISABLED_REASONS).meta({ id: 'WebhookDisabledReason' });
 export type WebhookDisabledReason = z.infer<typeof WebhookDisabledReason>;
 
 /** Every event type, present and future. */
 export const ALL_EVENTS = '*';
 
+/**
+ * An item of `enabled_events`: `"*"` or an event type. Written into the document as a named
+ * alternative (`AllEvents`), so a generated client calls it that rather than `VALUE_0`.
+ */
+const EnabledEvent = z.enum([ALL_EVENTS, ...WEBHOOK_EVENT_TYPES]).meta({
+  override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+    jsonSchema.anyOf = [
+      { title: 'AllEvents', type: 'string', enum: [ALL_EVENTS], 'x-enum-varnames': ['ALL_EVENTS'], description: 'Every event type, present and future.' },
+      { $ref: '#/components/schemas/WebhookEventType' },
+    ];
+  },
+});
+
 export const EnabledEvents = z
-  .array(z.enum([ALL_EVENTS, ...WEBHOOK_EVENT_TYPES]))
+  .array(EnabledEvent)
   .min(1)
   .max(WEBHOOK_EVENT_TYPES.length + 1)
   .refine((events) => !events.includes(ALL_EVENTS) || events.length === 1, { message: '"*" stands alone: it already means every type' })
   .transform((events) => [...new Set(events)])
   .describe('Event types this endpoint receives, or `["*"]` for all of them. An unknown type is a 400.')
-  .meta({ example: ['invoice.paid', 'invoice.voided'] });
+  .meta({ example: ['invoice.paid', 'invoice.voided'], allOf: [{ if: { contains: { const: ALL_EVENTS } }, then: { maxItems: 1 } }] });
 
 const url = z
   .string()

@@ -163,7 +163,6 @@ describe('forwarding', () => {
 describe('requests the gateway refuses itself', () => {
   it.each([
     ['an unknown path', 'GET', '/api/v1/nothing-here'],
-    ['a method the path does not have', 'PUT', '/api/v1/customers'],
     ['a path outside the API', 'GET', '/'],
   ])('answers 404 not_found as a problem to %s', async (_name, method, url) => {
     const response = await fixture.gateway.app.inject({ method: method as 'GET', url, headers: bearer(key) });
@@ -171,6 +170,21 @@ describe('requests the gateway refuses itself', () => {
     expect(response.statusCode).toBe(404);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json()).toMatchObject({ code: 'not_found', request_id: response.headers['x-request-id'] });
+  });
+
+  it.each([
+    ['PUT', '/api/v1/customers', 'GET, HEAD, POST'],
+    ['POST', '/api/v1/invoices/in_0190f3e2c1b27a8e9d1f3c4b5a697887', 'DELETE, GET, HEAD, PATCH'],
+    ['DELETE', '/i/some-token/pdf', 'GET, HEAD'],
+  ])('answers 405 method_not_allowed with Allow to %s on a known path (%s)', async (method, url, allow) => {
+    const before = fixture.upstream.received.length;
+    const response = await fixture.gateway.app.inject({ method: method as 'GET', url, headers: bearer(key) });
+
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'method_not_allowed', status: 405, request_id: response.headers['x-request-id'] });
+    expect(fixture.upstream.received.length).toBe(before);
   });
 
   it.each([
