@@ -33,13 +33,19 @@ export const languageOf = (locale: string): SupportedLanguage => {
   return isSupportedLanguage(language) ? language : 'en';
 };
 
+const LOCALE_RULE = `must be a BCP 47 tag whose language is one of ${SUPPORTED_LANGUAGES.join(', ')}, optionally with a region (de-AT, fr-CH, en-GB)`;
+/** The shape `canonicalLocale` accepts, for the document: a language we write in, any case, and an optional region. */
+const LOCALE_PATTERN = new RegExp(
+  `^(?:${SUPPORTED_LANGUAGES.map((language) => [...language].map((letter) => `[${letter}${letter.toUpperCase()}]`).join('')).join('|')})(?:-(?:[A-Za-z]{2}|[0-9]{3}))?$`,
+);
+
 export const Locale = z
   .string()
-  .max(35)
+  .regex(LOCALE_PATTERN, LOCALE_RULE)
   .transform((tag, ctx) => {
     const locale = canonicalLocale(tag);
     if (locale === null) {
-      ctx.addIssue({ code: 'custom', message: `must be a BCP 47 tag whose language is one of ${SUPPORTED_LANGUAGES.join(', ')}, optionally with a region (de-AT, fr-CH, en-GB)` });
+      ctx.addIssue({ code: 'custom', message: LOCALE_RULE });
       return z.NEVER;
     }
     return locale;

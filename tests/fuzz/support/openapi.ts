@@ -34,6 +34,7 @@ export type JsonSchema = {
   multipleOf?: number;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
   default?: unknown;
   example?: unknown;
   description?: string;

@@ -88,13 +88,15 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
         }
         case 'array': {
           const minLength = schema.minItems ?? 0;
-          return fc.array(valueOf(document, schema.items ?? {}, ids, depth + 1), { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) });
+          const bounds = { minLength, maxLength: Math.min(schema.maxItems ?? minLength + 3, minLength + 3) };
+          const items = valueOf(document, schema.items ?? {}, ids, depth + 1);
+          return schema.uniqueItems ? fc.uniqueArray(items, { ...bounds, selector: (item) => JSON.stringify(item) }) : fc.array(items, bounds);
         }
         case 'object': {
           // A property the schema refuses whatever its value (`not: {}`) is never drawn.
           const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([, property]) => !(property.not && Object.keys(property.not).length === 0)));
           const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valueOf(document, property, ids, depth + 1)]));
-          return fc.record(model, { requiredKeys: (schema.required ?? []).filter((name) => name in model) });
+          return fc.record(model, { requiredKeys: (schema.required ?? []).filter((name) => name in model) }).map(inOrder);
         }
         default: {
           const prefix = idPrefixOf(schema);
@@ -107,6 +109,15 @@ export const valueOf = (document: OpenApiDocument, raw: JsonSchema, ids: IdArbit
       }
     }),
   );
+};
+
+/**
+ * A period (`{ start, end }`, invoice and line periods) whose end is not before its start, as the
+ * document's description says and no JSON Schema keyword can: two dates drawn apart are put in order.
+ */
+const inOrder = <T extends Record<string, unknown>>(object: T): T => {
+  const { start, end } = object as { start?: unknown; end?: unknown };
+  return typeof start === 'string' && typeof end === 'string' && end < start ? { ...object, start: end, end: start } : object;
 };
 
 /** Whether a value meets the `if` of a condition: the keywords conditions here use (`required`, `const`, `enum`, `contains`). */

@@ -111,11 +111,13 @@ const emailSettingsInput = {
     .array(AttachmentKind)
     .max(ATTACHMENT_KINDS.length)
     .refine((kinds) => new Set(kinds).size === kinds.length, 'may not name one attachment twice')
+    .meta({ uniqueItems: true })
     .optional(),
   reminder_days: z
     .array(z.int().min(-30).max(365))
     .max(REMINDER_DAYS_MAX)
     .refine((days) => new Set(days).size === days.length, 'may not name one day twice')
+    .meta({ uniqueItems: true })
     .optional(),
   reply_to: RecipientAddress.nullable().optional().describe('An email address; null clears it.'),
 };

@@ -31,10 +31,8 @@ export const REMINDER_DAYS_MAX = 10;
  * quotes, whitespace); ASCII only, since an address is not re-encoded on its way.
  */
 export const RecipientAddress = z
-  .string()
-  .trim()
+  .email({ pattern: /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/ })
   .max(EMAIL_MAX)
-  .pipe(z.email({ pattern: /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/ }))
   // Valid in a local part, but a mail reader may decode it as an RFC 2047 encoded word.
   .refine((address) => !address.includes('=?'), 'may not contain "=?"')
   .meta({ description: 'One email address (ASCII, no display name).', example: 'accounts@buyer.example' });
@@ -54,6 +52,7 @@ export const SendInvoiceBody = z
       .array(AttachmentKind)
       .max(ATTACHMENT_KINDS.length)
       .refine((kinds) => new Set(kinds).size === kinds.length, 'may not name one attachment twice')
+      .meta({ uniqueItems: true })
       .optional()
       .describe("What to attach; default: the account's `email_attachments` (`[\"pdf\"]` unless changed)."),
   })

@@ -4,7 +4,7 @@ import { composeEmail, headerText } from './message-templates.ts';
 import { reminderDue } from './message.domain.ts';
 
 /** The fields of a finalized invoice that an e-mail reads. */
-const makeInvoice = (overrides: Partial<Invoice> & { amount_remaining?: number } = {}): Invoice =>
+const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice =>
   ({
     id: 'in_0190f3e2c1b27a8e9d1f3c4b5a697887',
     number: 'INV/2026/0042',
@@ -14,6 +14,7 @@ const makeInvoice = (overrides: Partial<Invoice> & { amount_remaining?: number }
     due_date: '2026-12-26',
     total: 186_686,
     amount_due: 186_686,
+    amount_remaining: 186_686,
     customer_name: 'Müller GmbH',
     customer_snapshot: { name: 'Müller GmbH', email: 'billing@mueller.example' },
     business_snapshot: { business_name: 'Seller GmbH', payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00', brand_color: '#1A2B3C' },
