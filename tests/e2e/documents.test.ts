@@ -269,7 +269,7 @@ describe('the public invoice page through the gateway', () => {
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       for (const [invoice, lang, heading, status, download, amount] of [
         [forGerman, 'de-DE', 'Rechnung', 'Status: Offen', 'PDF herunterladen', /^\d{1,3}(\.\d{3})*,\d{2}\u00a0€$/],
-        [forFrench, 'fr', 'Facture', 'Statut : À payer', 'Télécharger le PDF', /^\d{1,3}(\u202f\d{3})*,\d{2}\u00a0€$/],
+        [forFrench, 'fr', 'Facture', 'Statut\u00a0: À payer', 'Télécharger le PDF', /^\d{1,3}(\u202f\d{3})*,\d{2}\u00a0€$/],
       ] as const) {
         expect((await page.goto(invoice.public_url!.replace(/^http:\/\/localhost:/, 'http://127.0.0.1:')))?.status()).toBe(200);
         expect(await page.locator('html').getAttribute('lang')).toBe(lang);
