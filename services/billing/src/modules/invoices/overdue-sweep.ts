@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { BILLING_SUBJECTS } from '@invoicing/contracts';
-import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Orm } from '@invoicing/service-kit';
 import type { Clock } from '@invoicing/service-kit/clock';
 import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
+import { batchSweep } from '../../shared/batch-sweep.ts';
 import { localDateOf } from '../../shared/clock.ts';
 import { addBillingEvent } from '../../shared/events.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
@@ -33,30 +34,27 @@ export interface OverdueSweepOptions {
  */
 export class OverdueSweep {
   readonly #options: Required<OverdueSweepOptions>;
-  readonly #task: PeriodicTask;
+  readonly #sweep: ReturnType<typeof batchSweep>;
 
   constructor(options: OverdueSweepOptions) {
     this.#options = { batchSize: 100, ...options };
-    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: async () => void (await this.sweepOnce()), onError: options.onError });
+    this.#sweep = batchSweep(this.#options, async (tx) => {
+      const marked = await this.#markBatch(tx);
+      return { claimed: marked, done: marked };
+    });
   }
 
   start(): void {
-    this.#task.start();
+    this.#sweep.start();
   }
 
   stop(): Promise<void> {
-    return this.#task.stop();
+    return this.#sweep.stop();
   }
 
   /** Sweeps until nothing is left to mark; returns how many invoices it marked. */
-  async sweepOnce(): Promise<number> {
-    let marked = 0;
-    for (;;) {
-      const batch = await this.#options.orm.em.fork().transactional((tx) => this.#markBatch(tx));
-      marked += batch;
-      if (batch > 0) this.#options.announce();
-      if (batch < this.#options.batchSize) return marked;
-    }
+  sweepOnce(): Promise<number> {
+    return this.#sweep.sweepOnce();
   }
 
   async #markBatch(tx: EntityManager): Promise<number> {

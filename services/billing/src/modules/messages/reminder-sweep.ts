@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PeriodicTask, type Orm } from '@invoicing/service-kit';
+import type { Orm } from '@invoicing/service-kit';
 import type { Clock } from '@invoicing/service-kit/clock';
 import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
+import { batchSweep } from '../../shared/batch-sweep.ts';
 import { localDateOf } from '../../shared/clock.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
@@ -38,30 +39,27 @@ export interface ReminderSweepOptions {
  */
 export class ReminderSweep {
   readonly #options: Required<ReminderSweepOptions>;
-  readonly #task: PeriodicTask;
+  readonly #sweep: ReturnType<typeof batchSweep>;
 
   constructor(options: ReminderSweepOptions) {
     this.#options = { batchSize: 50, ...options };
-    this.#task = new PeriodicTask({ intervalMs: options.intervalMs, run: async () => void (await this.sweepOnce()), onError: options.onError });
+    this.#sweep = batchSweep(this.#options, async (tx) => {
+      const { claimed, queued } = await this.#remindBatch(tx);
+      return { claimed, done: queued };
+    });
   }
 
   start(): void {
-    this.#task.start();
+    this.#sweep.start();
   }
 
   stop(): Promise<void> {
-    return this.#task.stop();
+    return this.#sweep.stop();
   }
 
   /** Sweeps until nothing is due; returns how many reminders it queued. */
-  async sweepOnce(): Promise<number> {
-    let queued = 0;
-    for (;;) {
-      const batch = await this.#options.orm.em.fork().transactional((tx) => this.#remindBatch(tx));
-      queued += batch.queued;
-      if (batch.claimed > 0) this.#options.announce();
-      if (batch.claimed < this.#options.batchSize) return queued;
-    }
+  sweepOnce(): Promise<number> {
+    return this.#sweep.sweepOnce();
   }
 
   async #remindBatch(tx: EntityManager): Promise<{ claimed: number; queued: number }> {
