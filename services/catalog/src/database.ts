@@ -5,6 +5,7 @@ import { Migration20261205000000IdempotencyRecords } from './migrations/Migratio
 import { Migration20261210000000CustomerEinvoiceFields } from './migrations/Migration20261210000000CustomerEinvoiceFields.ts';
 import { Migration20270120000000CustomerEmailStatus } from './migrations/Migration20270120000000CustomerEmailStatus.ts';
 import { Migration20270140000000CustomerPreferredLocale } from './migrations/Migration20270140000000CustomerPreferredLocale.ts';
+import { Migration20270151000000CustomerParties } from './migrations/Migration20270151000000CustomerParties.ts';
 import { CustomerEntity } from './modules/customers/customer.entity.ts';
 import { PriceEntity } from './modules/prices/price.entity.ts';
 import { ProductEntity } from './modules/products/product.entity.ts';
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261210000000CustomerEinvoiceFields', class: Migration20261210000000CustomerEinvoiceFields },
   { name: 'Migration20270120000000CustomerEmailStatus', class: Migration20270120000000CustomerEmailStatus },
   { name: 'Migration20270140000000CustomerPreferredLocale', class: Migration20270140000000CustomerPreferredLocale },
+  { name: 'Migration20270151000000CustomerParties', class: Migration20270151000000CustomerParties },
 ];
 
 export const openCatalogDatabase = (url: string, poolSize: number): Promise<Orm> =>

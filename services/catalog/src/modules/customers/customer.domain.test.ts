@@ -19,6 +19,9 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   electronicAddress: null,
   electronicAddressScheme: null,
   buyerReference: null,
+  identifier: null,
+  identifierScheme: null,
+  contactName: null,
   preferredLocale: null,
   deleted: false,
   created: new Date('2026-01-01T00:00:00.000Z'),
@@ -48,6 +51,8 @@ describe('customerChanges', () => {
     ['address merges into the stored one', { address: { city: null } }, { address: address({ city: null }) }],
     ['e-invoice fields', { electronic_address: '991-12345-67', electronic_address_scheme: '0204', buyer_reference: '991-12345-67' }, { electronicAddress: '991-12345-67', electronicAddressScheme: '0204', buyerReference: '991-12345-67' }],
     ['an email address needs no scheme', { electronic_address: 'einvoice@acme.test' }, { electronicAddress: 'einvoice@acme.test' }],
+    ['party fields', { identifier: '4000001000005', identifier_scheme: '0088', contact_name: 'Accounts payable' }, { identifier: '4000001000005', identifierScheme: '0088', contactName: 'Accounts payable' }],
+    ['an identifier without a scheme', { identifier: 'ACME-7' }, { identifier: 'ACME-7' }],
   ])('%s', (_, patch, expected) => {
     expect(customerChanges(makeCustomer(), patch)).toEqual(expected);
   });
@@ -78,11 +83,28 @@ describe('electronic address and its scheme, checked on the stored result', () =
   });
 });
 
+describe('identifier and its scheme, checked on the stored result', () => {
+  it.each<[string, Partial<CustomerRow>, Parameters<typeof customerChanges>[1]]>([
+    ['a scheme without an identifier', {}, { identifier_scheme: '0088' }],
+    ['clearing the identifier of a stored scheme', { identifier: '4000001000005', identifierScheme: '0088' }, { identifier: null }],
+  ])('refuses %s with a 400 on identifier_scheme', (_, stored, patch) => {
+    expect(() => customerChanges(makeCustomer(stored), patch)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'identifier_scheme' })] }),
+    );
+  });
+
+  it('accepts clearing both, or the scheme sent alone for a stored identifier', () => {
+    const stored = makeCustomer({ identifier: '4000001000005', identifierScheme: '0088' });
+    expect(customerChanges(stored, { identifier: null, identifier_scheme: null })).toEqual({ identifier: null, identifierScheme: null });
+    expect(customerChanges(makeCustomer({ identifier: '4000001000005' }), { identifier_scheme: '0088' })).toEqual({ identifierScheme: '0088' });
+  });
+});
+
 describe('newCustomer', () => {
   it('fills every unsent field with null and starts not deleted', () => {
     const sut = newCustomer('0190f3e2-0000-7000-8000-000000000001', { name: 'Solo' }, new Date('2026-02-03T04:05:06.789Z'));
     expect(sut).toMatchObject({
-      name: 'Solo', email: null, phone: null, taxId: null, address: EMPTY_ADDRESS, electronicAddress: null, electronicAddressScheme: null, buyerReference: null, deleted: false,
+      name: 'Solo', email: null, phone: null, taxId: null, address: EMPTY_ADDRESS, electronicAddress: null, electronicAddressScheme: null, buyerReference: null, identifier: null, identifierScheme: null, contactName: null, deleted: false,
     });
     expect(sut.created.toISOString()).toBe('2026-02-03T04:05:06.789Z');
   });

@@ -14,6 +14,22 @@ export const assertElectronicAddressFits = (row: Pick<CustomerRow, 'electronicAd
   if (problem) throw invalidRequest(`electronic_address ${problem}.`, [{ path: 'electronic_address', message: problem }]);
 };
 
+/**
+ * A buyer identifier's scheme qualifies the identifier (BT-46-1): as stored, it needs an
+ * identifier, whichever of them the write sent. 400 on `identifier_scheme`.
+ */
+export const assertIdentifierFits = (row: Pick<CustomerRow, 'identifier' | 'identifierScheme'>): void => {
+  if (row.identifierScheme != null && row.identifier == null) {
+    throw invalidRequest('identifier_scheme needs an identifier.', [{ path: 'identifier_scheme', message: 'is the scheme of identifier (BT-46), which is not set: send identifier with it' }]);
+  }
+};
+
+/** The rules a customer's fields obey together, checked on the row as it will be stored. */
+const assertCustomerFits = (row: CustomerRow): void => {
+  assertElectronicAddressFits(row);
+  assertIdentifierFits(row);
+};
+
 export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: Date): CustomerRow => {
   const row: CustomerRow = {
     id: newId(),
@@ -27,11 +43,14 @@ export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: 
     electronicAddress: body.electronic_address ?? null,
     electronicAddressScheme: body.electronic_address_scheme ?? null,
     buyerReference: body.buyer_reference ?? null,
+    identifier: body.identifier ?? null,
+    identifierScheme: body.identifier_scheme ?? null,
+    contactName: body.contact_name ?? null,
     preferredLocale: body.preferred_locale ?? null,
     deleted: false,
     created: now,
   };
-  assertElectronicAddressFits(row);
+  assertCustomerFits(row);
   return row;
 };
 
@@ -61,9 +80,12 @@ export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody)
     ...(patch.electronic_address !== undefined ? { electronicAddress: patch.electronic_address } : {}),
     ...(patch.electronic_address_scheme !== undefined ? { electronicAddressScheme: patch.electronic_address_scheme } : {}),
     ...(patch.buyer_reference !== undefined ? { buyerReference: patch.buyer_reference } : {}),
+    ...(patch.identifier !== undefined ? { identifier: patch.identifier } : {}),
+    ...(patch.identifier_scheme !== undefined ? { identifierScheme: patch.identifier_scheme } : {}),
+    ...(patch.contact_name !== undefined ? { contactName: patch.contact_name } : {}),
     ...(patch.preferred_locale !== undefined ? { preferredLocale: patch.preferred_locale } : {}),
   };
-  assertElectronicAddressFits({ ...current, ...changes });
+  assertCustomerFits({ ...current, ...changes });
   return changes;
 };
 
@@ -81,9 +103,9 @@ export const customerView = (row: CustomerRow): Customer => ({
   electronic_address: row.electronicAddress ?? null,
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   buyer_reference: row.buyerReference ?? null,
-  identifier: null, // #25 placeholder: parties (catalog customer fields)
-  identifier_scheme: null, // #25 placeholder
-  contact_name: null, // #25 placeholder
+  identifier: row.identifier ?? null,
+  identifier_scheme: row.identifierScheme ?? null,
+  contact_name: row.contactName ?? null,
   preferred_locale: row.preferredLocale ?? null,
   email_status: row.emailStatus ?? 'ok',
   deleted: row.deleted,

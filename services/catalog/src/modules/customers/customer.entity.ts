@@ -17,6 +17,11 @@ export const CustomerEntity = defineEntity({
     electronicAddress: p.text().nullable(),
     electronicAddressScheme: p.text().nullable(),
     buyerReference: p.text().nullable(),
+    /** Buyer identifier (BT-46) and its ISO 6523 ICD scheme; a scheme only with an identifier. */
+    identifier: p.text().nullable(),
+    identifierScheme: p.text().nullable(),
+    /** Buyer contact point (BT-56). */
+    contactName: p.text().nullable(),
     preferredLocale: p.text().nullable(),
     deleted: p.boolean(),
     created: p.datetime(3),

@@ -32,6 +32,9 @@ describe('customers', () => {
       electronic_address: null,
       electronic_address_scheme: null,
       buyer_reference: null,
+      identifier: null,
+      identifier_scheme: null,
+      contact_name: null,
       preferred_locale: null,
       email_status: 'ok',
       deleted: false,
@@ -57,6 +60,21 @@ describe('customers', () => {
 
     const cleared = await client.data<Customer>(client.patch(`/api/v1/customers/${created.id}`, { electronic_address: '', electronic_address_scheme: null }));
     expect(cleared).toEqual({ ...email, electronic_address: null, electronic_address_scheme: null });
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(cleared);
+  });
+
+  it('keeps the buyer identifier, its scheme and the contact name, lists them, changes them by PATCH and clears them', async () => {
+    const client = catalog.workspace();
+    const created = await createCustomer(client, { name: 'Großmarkt eG', identifier: ' 4000001000005 ', identifier_scheme: '0088', contact_name: 'Kreditorenbuchhaltung' });
+    expect(created).toMatchObject({ identifier: '4000001000005', identifier_scheme: '0088', contact_name: 'Kreditorenbuchhaltung' });
+    expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(created);
+    expect(await listAll(client, '/api/v1/customers')).toEqual([created]);
+
+    const renamed = await client.data<Customer>(client.patch(`/api/v1/customers/${created.id}`, { identifier: 'GM-17', identifier_scheme: null, contact_name: 'Frau Weber' }));
+    expect(renamed).toEqual({ ...created, identifier: 'GM-17', identifier_scheme: null, contact_name: 'Frau Weber' });
+
+    const cleared = await client.data<Customer>(client.patch(`/api/v1/customers/${created.id}`, { identifier: '', contact_name: '  ' }));
+    expect(cleared).toEqual({ ...renamed, identifier: null, contact_name: null });
     expect(await client.data(client.get(`/api/v1/customers/${created.id}`))).toEqual(cleared);
   });
 
@@ -234,6 +252,10 @@ describe('customer validation', () => {
     ['an electronic address that is no email, without a scheme', { name: 'A', electronic_address: '991-12345-67' }, ['electronic_address']],
     ['an electronic address scheme that is no EAS code', { name: 'A', electronic_address: 'x@y.example', electronic_address_scheme: 'XX' }, ['electronic_address_scheme']],
     ['a buyer reference above 200 characters', { name: 'A', buyer_reference: 'x'.repeat(201) }, ['buyer_reference']],
+    ['an identifier scheme that is no ISO 6523 ICD code', { name: 'A', identifier: 'X1', identifier_scheme: 'GLN' }, ['identifier_scheme']],
+    ['an identifier scheme without an identifier', { name: 'A', identifier_scheme: '0088' }, ['identifier_scheme']],
+    ['an identifier above 100 characters', { name: 'A', identifier: 'x'.repeat(101) }, ['identifier']],
+    ['a contact name above 200 characters', { name: 'A', contact_name: 'x'.repeat(201) }, ['contact_name']],
     ['a body that is an array', [{ name: 'A' }], []],
   ])('refuses a create with %s (400) and creates nothing', async (_, body, paths) => {
     const client = catalog.workspace();
@@ -249,6 +271,8 @@ describe('customer validation', () => {
     ['a try to undelete', { deleted: false }, ['deleted']],
     ['a scheme of EM for a stored non-email address', { electronic_address: '991-12345-67', electronic_address_scheme: 'EM' }, ['electronic_address']],
     ['a five-digit scheme', { electronic_address_scheme: '02040' }, ['electronic_address_scheme']],
+    ['an identifier scheme without an identifier', { identifier_scheme: '0088', contact_name: 'Someone' }, ['identifier_scheme']],
+    ['a contact name that is not a string', { contact_name: 7 }, ['contact_name']],
   ])('refuses an update with %s (400) and changes nothing', async (_, body, paths) => {
     const client = catalog.workspace();
     const before = await createCustomer(client, { name: 'Before', email: 'before@b.example', address: { country: 'FR' } });
