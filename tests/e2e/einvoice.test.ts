@@ -182,7 +182,7 @@ describe('EN 16931 e-invoices through the gateway', () => {
     const refusal = await api.GET('/api/v1/invoices/{id}/einvoice', { params: { path: { id: invoice.id }, query: { profile: 'xrechnung' } } });
     expectProblem(refusal, 400, 'invalid_request');
     const refused = refusal.error as { errors: { path: string; message: string }[] };
-    expect(refused.errors.map((error) => error.path).sort()).toEqual(['business_snapshot.contact_name', 'business_snapshot.payment_account', 'business_snapshot.phone']);
+    expect(refused.errors.map((error) => error.path).sort()).toEqual(['business_snapshot.contact_name', 'business_snapshot.phone', 'payment_means']);
     for (const error of refused.errors) expect(error.message).toMatch(/^BR-DE-\d+/);
 
     const other = await setUpWorkspace('einvoice-other');

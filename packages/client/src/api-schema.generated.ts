@@ -683,7 +683,7 @@ export interface paths {
         head?: never;
         /**
          * Update the workspace's business profile and settings
-         * @description Omitted fields keep their values; `address` merges by key; `payment_account` is replaced whole (null removes it). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.
+         * @description Omitted fields keep their values; `address` merges by key; `payment_means` and `tax_representative` are replaced whole (null removes the representative); `payment_account` sets the first `credit_transfer` entry of `payment_means` (null removes that entry), and may not be sent with `payment_means` (400). `registration_id_scheme` needs a `registration_id` (400 on `registration_id_scheme`). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -870,7 +870,7 @@ export interface components {
             buyer_reference?: string | null;
             /** @description Buyer identifier (BT-46); e-invoices give it with `identifier_scheme` when set. Trimmed; an empty string or null means no value (on update it clears the field). */
             identifier?: string | null;
-            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN); only with an `identifier` (400 on `identifier_scheme` otherwise, checked on the result). Trimmed; an empty string or null means no value (on update it clears the field). */
             identifier_scheme?: string | "" | null;
             /** @description Buyer contact point (BT-56). Trimmed; an empty string or null means no value (on update it clears the field). */
             contact_name?: string | null;
@@ -916,7 +916,7 @@ export interface components {
             buyer_reference?: string | null;
             /** @description Buyer identifier (BT-46); e-invoices give it with `identifier_scheme` when set. Trimmed; an empty string or null means no value (on update it clears the field). */
             identifier?: string | null;
-            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN); only with an `identifier` (400 on `identifier_scheme` otherwise, checked on the result). Trimmed; an empty string or null means no value (on update it clears the field). */
             identifier_scheme?: string | "" | null;
             /** @description Buyer contact point (BT-56). Trimmed; an empty string or null means no value (on update it clears the field). */
             contact_name?: string | null;
@@ -1518,7 +1518,7 @@ export interface components {
             trading_name?: string | null;
             /** @description Seller legal registration identifier (BT-30). Trimmed; an empty string or null means no value (on update it clears the field). */
             registration_id?: string | null;
-            /** @description ISO 6523 ICD scheme of `registration_id`, such as `0088`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            /** @description ISO 6523 ICD scheme of `registration_id`, such as `0088`; only with a `registration_id`. Trimmed; an empty string or null means no value (on update it clears the field). */
             registration_id_scheme?: string | "" | null;
             /** @description Seller additional legal information (BT-33). Trimmed; an empty string or null means no value (on update it clears the field). */
             legal_info?: string | null;

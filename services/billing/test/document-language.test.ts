@@ -112,7 +112,7 @@ describe('language and legal contents of invoices', () => {
       expect(refused.body.code).toBe('invalid_request');
       expect(refused.body.errors.map((error: { path: string }) => error.path)).toEqual([
         'buyer_reference',
-        'business_snapshot.payment_account',
+        'payment_means',
         'business_snapshot.contact_name',
         'business_snapshot.phone',
       ]);

@@ -168,7 +168,7 @@ describe('e-invoice fields', () => {
       expect(sut.einvoice?.en16931).toEqual({ ready: true, missing: [] });
       expect(sut.einvoice?.xrechnung.ready).toBe(false);
       expect(sut.einvoice?.xrechnung.missing.map((entry) => [entry.path, entry.rule])).toEqual([
-        ['business_snapshot.payment_account', 'BR-DE-1'],
+        ['payment_means', 'BR-DE-1'],
         ['business_snapshot.contact_name', 'BR-DE-5'],
         ['business_snapshot.phone', 'BR-DE-6'],
       ]);

@@ -174,7 +174,7 @@ export const UpdateAccountBody = z
     payment_means: z.array(PaymentMeansInput).max(PAYMENT_MEANS_MAX).optional().describe(`Replaces the list (at most ${PAYMENT_MEANS_MAX}); several types allowed here.`),
     trading_name: optionalText(200).optional().describe(`Seller trading name (BT-28). ${OPTIONAL_TEXT_RULE}`),
     registration_id: optionalText(100).optional().describe(`Seller legal registration identifier (BT-30). ${OPTIONAL_TEXT_RULE}`),
-    registration_id_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`registration_id\`, such as \`0088\`. ${OPTIONAL_TEXT_RULE}`),
+    registration_id_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`registration_id\`, such as \`0088\`; only with a \`registration_id\`. ${OPTIONAL_TEXT_RULE}`),
     legal_info: optionalText(1000).optional().describe(`Seller additional legal information (BT-33). ${OPTIONAL_TEXT_RULE}`),
     tax_representative: TaxRepresentativeInput.nullable().optional(),
     pdf_format: PdfFormat.optional(),
@@ -221,7 +221,7 @@ export const updateAccount = defineOperation({
   operationId: 'updateAccount',
   summary: "Update the workspace's business profile and settings",
   description:
-    'Omitted fields keep their values; `address` merges by key; `payment_account` is replaced whole (null removes it). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.',
+    'Omitted fields keep their values; `address` merges by key; `payment_means` and `tax_representative` are replaced whole (null removes the representative); `payment_account` sets the first `credit_transfer` entry of `payment_means` (null removes that entry), and may not be sent with `payment_means` (400). `registration_id_scheme` needs a `registration_id` (400 on `registration_id_scheme`). Finalized invoices keep the snapshot they took. `electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (checked on the result, so either may be sent alone): 400 on `electronic_address` otherwise.',
   tag, service, method: 'PATCH', path: '/api/v1/account', scope: 'account:write', idempotency: 'optional',
   body: UpdateAccountBody,
   responses: { 200: { description: 'The updated account.', schema: dataOf(Account) } },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Bic, Iban, taxCategoryIssues, UnitCode, type TaxCategory } from './einvoice-fields.ts';
 import { einvoiceReadiness, missingEinvoiceFields, type ReadinessInput } from './einvoice-readiness.ts';
+import type { PaymentMeans } from './business-terms.ts';
 import type { InvoiceLine } from './invoices.ts';
 import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
 
@@ -10,6 +11,13 @@ const makeLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
   discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, period: null,
   quantity_decimal: '1', unit_amount_decimal: '1000', price_base_quantity: '1', tax_exemption_reason_code: null, sku: null, standard_id: null, standard_id_scheme: null, note: null, ...overrides,
 });
+const means = (overrides: Partial<PaymentMeans> & Pick<PaymentMeans, 'type'>): PaymentMeans => ({
+  information: null, iban: null, bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null, ...overrides,
+});
+const creditTransfer = means({ type: 'credit_transfer', iban: 'DE89370400440532013000' });
+const directDebit = means({ type: 'sepa_direct_debit', mandate_reference: 'M-1', creditor_id: 'DE98ZZZ09999999999', debited_iban: 'DE02120300000000202051' });
+const card = means({ type: 'card', card_last4: '4242', card_holder: 'Erika Mustermann' });
+const representative = { name: 'Steuer AG', tax_id: 'DE111222333', address: { ...address, city: 'München', postal_code: '80331' } };
 const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine[] = [makeLine()]): ReadinessInput => ({
   currency: 'EUR',
   buyer_reference: '991-12345-67',
@@ -32,6 +40,9 @@ const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine
   },
   lines: { object: 'list', data: lines },
   tax_breakdown: taxBreakdownOf(lines),
+  payment_means: [creditTransfer],
+  payee: null,
+  preceding_invoice: null,
   ...overrides,
 });
 const seller = makeInvoice().business_snapshot!;
@@ -52,7 +63,32 @@ describe('einvoiceReadiness', () => {
     ['no seller VAT id with S lines', makeInvoice({ business_snapshot: { ...seller, tax_id: null } }), ['business_snapshot.tax_id BR-S-02'], []],
     ['a seller VAT id without country prefix', makeInvoice({ business_snapshot: { ...seller, tax_id: '123456789' } }), ['business_snapshot.tax_id BR-CO-09'], []],
     ['no buyer reference', makeInvoice({ buyer_reference: null }), [], ['buyer_reference BR-DE-15']],
-    ['no payment account', makeInvoice({ business_snapshot: { ...seller, payment_account: null } }), [], ['business_snapshot.payment_account BR-DE-1']],
+    // The invoice's frozen payment means decide, not the seller's payment account at finalization.
+    ['no payment means, whatever the seller payment account', makeInvoice({ payment_means: [] }), [], ['payment_means BR-DE-1']],
+    ['no payment account but other payment means', makeInvoice({ business_snapshot: { ...seller, payment_account: null }, payment_means: [card] }), [], []],
+    ['a direct debit without creditor id and debited account', makeInvoice({ payment_means: [{ ...directDebit, creditor_id: null, debited_iban: null }] }), [], [
+      'payment_means.0.creditor_id BR-DE-30', 'payment_means.0.debited_iban BR-DE-31',
+    ]],
+    ['a complete direct debit', makeInvoice({ payment_means: [directDebit] }), [], []],
+    ['a card payment without its digits', makeInvoice({ payment_means: [{ ...card, card_last4: null }] }), [], ['payment_means.0.card_last4 BR-DE-24-a']],
+    ['PayPal, or other means', makeInvoice({ payment_means: [means({ type: 'paypal', information: 'pay@seller.example' })] }), [], []],
+    ['a credit transfer without IBAN', makeInvoice({ payment_means: [creditTransfer, { ...creditTransfer, iban: null }] }), ['payment_means.1.iban BR-61'], []],
+    ['payment means of two types', makeInvoice({ payment_means: [creditTransfer, card] }), ['payment_means UBL-SR-47'], []],
+    ['two cards', makeInvoice({ payment_means: [card, card] }), ['payment_means UBL-SR-54'], []],
+    ['two direct debit mandates', makeInvoice({ payment_means: [directDebit, directDebit] }), ['payment_means UBL-SR-55'], []],
+    ['a payee without a name', makeInvoice({ payee: { name: '', identifier: null, legal_registration_id: null } }), ['payee.name BR-17'], []],
+    ['a payee', makeInvoice({ payee: { name: 'Factoring GmbH', identifier: 'FG-1', legal_registration_id: 'HRB 1' } }), [], []],
+    ['a preceding invoice without a number', makeInvoice({ preceding_invoice: { number: '', issue_date: null } }), ['preceding_invoice.number BR-55'], []],
+    ['a tax representative instead of the seller VAT id', makeInvoice({ business_snapshot: { ...seller, tax_id: null, registration_id: 'HRB 12345', tax_representative: representative } }), [], []],
+    ['a tax representative, but no seller identifier at all', makeInvoice({ business_snapshot: { ...seller, tax_id: null, tax_representative: representative } }), ['business_snapshot.tax_id BR-CO-26'], []],
+    ['a tax representative without VAT id', makeInvoice({ business_snapshot: { ...seller, tax_representative: { ...representative, tax_id: '' } } }), ['business_snapshot.tax_representative.tax_id BR-56'], []],
+    ['a tax representative VAT id without country prefix', makeInvoice({ business_snapshot: { ...seller, tax_representative: { ...representative, tax_id: '111222333' } } }), [
+      'business_snapshot.tax_representative.tax_id BR-CO-09',
+    ], []],
+    ['a tax representative without country', makeInvoice({ business_snapshot: { ...seller, tax_representative: { ...representative, address: { ...address, country: null } } } }), [
+      'business_snapshot.tax_representative.address.country BR-20',
+    ], []],
+    ['a registration id scheme without registration id', makeInvoice({ business_snapshot: { ...seller, registration_id_scheme: '0088' } }), ['business_snapshot.registration_id_scheme BR-CL-11'], []],
     ['no seller contact', makeInvoice({ business_snapshot: { ...seller, contact_name: null, phone: null, email: null } }), [], [
       'business_snapshot.contact_name BR-DE-5', 'business_snapshot.phone BR-DE-6', 'business_snapshot.email BR-DE-7',
     ]],
@@ -73,6 +109,9 @@ describe('einvoiceReadiness', () => {
     ['intra-community supply without delivery date', [exempt('K')], { delivery_date: null }, ['delivery_date BR-IC-11']],
     ['not subject to VAT mixed with standard rate', [exempt('O'), makeLine()], {}, ['lines BR-O-11']],
     ['not subject to VAT alone without any seller identifier', [exempt('O')], { business_snapshot: { ...seller, tax_id: null } }, ['business_snapshot.tax_id BR-CO-26']],
+    ['not subject to VAT alone, identified by the registration id', [exempt('O')], { business_snapshot: { ...seller, tax_id: null, registration_id: 'HRB 12345' } }, []],
+    ['not subject to VAT with a tax representative', [exempt('O')], { business_snapshot: { ...seller, tax_representative: representative } }, ['business_snapshot.tax_representative BR-O-02']],
+    ['intra-community supply, seller VAT via its tax representative', [exempt('K')], { business_snapshot: { ...seller, tax_id: null, registration_id: 'HRB 1', tax_representative: representative } }, []],
     ['an exempt line with a rate', [makeLine({ tax_category: 'E', tax_exemption_reason: 'Exempt' })], {}, ['lines.data.0.tax_rate BR-E-05']],
   ])('%s', (_name, lines, overrides, expected) => {
     expect(rulesOf({ ...makeInvoice({}, lines), ...overrides }, 'en16931')).toEqual(expected);

@@ -14,7 +14,21 @@ import { categoryTaxOf } from './tax-breakdown.ts';
 
 export type ReadinessInput = Pick<
   Invoice,
-  'currency' | 'buyer_reference' | 'delivery_date' | 'business_snapshot' | 'customer_snapshot' | 'lines' | 'tax_breakdown' | 'subtotal' | 'discount_total' | 'taxable_amount' | 'tax_total' | 'total'
+  | 'currency'
+  | 'buyer_reference'
+  | 'delivery_date'
+  | 'business_snapshot'
+  | 'customer_snapshot'
+  | 'lines'
+  | 'tax_breakdown'
+  | 'subtotal'
+  | 'discount_total'
+  | 'taxable_amount'
+  | 'tax_total'
+  | 'total'
+  | 'payment_means'
+  | 'payee'
+  | 'preceding_invoice'
 >;
 
 // The rule that asks for the seller's VAT identifier (BT-31) when a line has the category.
@@ -44,13 +58,33 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
   if (buyer.address.country == null) lack('customer_snapshot.address.country', 'BR-11', `the buyer country (BT-55) is the customer's address.country; ${LATER}`);
 
   const sellerVatRules = categories.flatMap((category) => SELLER_VAT_RULES[category] ?? []);
-  if (seller.tax_id == null) {
-    // Not subject to VAT alone (O) still needs some seller identifier (BR-CO-26); the export writes tax_id as that.
-    const rule = sellerVatRules.length ? sellerVatRules.join(', ') : 'BR-CO-26';
-    lack('business_snapshot.tax_id', rule, `the seller VAT identifier (BT-31) is the account's tax_id; ${LATER}`);
-  } else if (sellerVatRules.length && !hasCountryPrefix(seller.tax_id)) {
+  const representative = seller.tax_representative;
+  if (seller.tax_id == null && sellerVatRules.length && representative == null) {
+    lack('business_snapshot.tax_id', sellerVatRules.join(', '), `the seller VAT identifier (BT-31) is the account's tax_id (or its tax_representative's, BT-63); ${LATER}`);
+  } else if (seller.tax_id == null && seller.registration_id == null) {
+    // Not subject to VAT alone (O), or VAT handled by a tax representative: the seller still needs some identifier; the export writes tax_id as that.
+    lack('business_snapshot.tax_id', 'BR-CO-26', `the buyer identifies the seller by its VAT identifier (BT-31) or legal registration identifier (BT-30): the account's tax_id or registration_id; ${LATER}`);
+  } else if (seller.tax_id != null && sellerVatRules.length && !hasCountryPrefix(seller.tax_id)) {
     lack('business_snapshot.tax_id', 'BR-CO-09', `the seller VAT identifier ${seller.tax_id} must start with its country code, such as DE123456789`);
   }
+  if (representative != null) {
+    if (categories.includes('O')) {
+      lack('business_snapshot.tax_representative', 'BR-O-02', 'an invoice with lines not subject to VAT (O) may not name a seller tax representative VAT identifier (BT-63): remove the account\'s tax_representative for such invoices');
+    } else if (!representative.tax_id) {
+      lack('business_snapshot.tax_representative.tax_id', 'BR-56', `a seller tax representative (BG-11) needs its VAT identifier (BT-63); ${LATER}`);
+    } else if (!hasCountryPrefix(representative.tax_id)) {
+      lack('business_snapshot.tax_representative.tax_id', 'BR-CO-09', `the tax representative's VAT identifier ${representative.tax_id} must start with its country code, such as DE123456789`);
+    }
+    if (!representative.name) lack('business_snapshot.tax_representative.name', 'BR-18', `a seller tax representative (BG-11) needs its name (BT-62); ${LATER}`);
+    if (representative.address.country == null) {
+      lack('business_snapshot.tax_representative.address.country', 'BR-20', `a seller tax representative's address (BG-12) needs its country (BT-69); ${LATER}`);
+    }
+  }
+  if (seller.registration_id_scheme != null && seller.registration_id == null) {
+    lack('business_snapshot.registration_id_scheme', 'BR-CL-11', 'a registration identifier scheme is written only with the legal registration identifier (BT-30) it qualifies');
+  }
+  if (invoice.payee != null && !invoice.payee.name) lack('payee.name', 'BR-17', 'a payee (BG-10) other than the seller needs its name (BT-59)');
+  if (invoice.preceding_invoice != null && !invoice.preceding_invoice.number) lack('preceding_invoice.number', 'BR-55', 'a preceding invoice reference (BG-3) needs the number of that invoice (BT-25)');
   const buyerVatRules = categories.flatMap((category) => BUYER_VAT_RULES[category] ?? []);
   if (buyerVatRules.length && buyer.tax_id == null) {
     lack('customer_snapshot.tax_id', buyerVatRules.join(', '), `reverse charge and intra-community lines need the buyer VAT identifier (BT-48), the customer's tax_id; ${LATER}`);
@@ -84,10 +118,14 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
       lack('currency', 'BR-DEC-23', `EN 16931 writes amounts with at most 2 decimals, and some ${invoice.currency} amounts of this invoice use all ${exponent}`);
     }
   }
+  // Last of the core rules, so the XRechnung payment means rules come right after them.
+  missing.push(...paymentMeansIssues(invoice.payment_means, profile));
 
   if (profile === 'xrechnung') {
     if (invoice.buyer_reference == null) lack('buyer_reference', 'BR-DE-15', "XRechnung needs the buyer reference (BT-10), for public buyers the Leitweg-ID: set the invoice's or the customer's buyer_reference before finalizing");
-    if (seller.payment_account == null) lack('business_snapshot.payment_account', 'BR-DE-1', `XRechnung needs payment instructions (BG-16): the account's payment_account (IBAN); ${LATER}`);
+    if (invoice.payment_means.length === 0) {
+      lack('payment_means', 'BR-DE-1', `XRechnung needs payment instructions (BG-16): the invoice's payment_means, else the account's payment_means (or payment_account) at finalization; ${LATER}`);
+    }
     if (seller.contact_name == null) lack('business_snapshot.contact_name', 'BR-DE-5', `XRechnung needs a seller contact (BG-6, BR-DE-2) with a name (BT-41): the account's contact_name; ${LATER}`);
     if (seller.phone == null) lack('business_snapshot.phone', 'BR-DE-6', `XRechnung needs the seller contact's telephone (BT-42): the account's phone; ${LATER}`);
     if (seller.email == null) lack('business_snapshot.email', 'BR-DE-7', `XRechnung needs the seller contact's email (BT-43): the account's email; ${LATER}`);
@@ -99,6 +137,32 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
     if (buyer.electronic_address == null) lack('customer_snapshot.electronic_address', 'BT-49', `XRechnung needs the buyer electronic address (with its scheme, BR-63): the customer's electronic_address or email; ${LATER}`);
   }
   return missing;
+};
+
+/**
+ * What the validators check of the frozen payment means (BG-16): one type (UBL-SR-47, CII-SR-467),
+ * the account paid into for a credit transfer (BR-61), at most one card (UBL-SR-54) and one
+ * mandate (UBL-SR-55); XRechnung also wants the card's digits (BR-DE-24-a) and, for a direct
+ * debit, the creditor identifier (BR-DE-30) and the account debited (BR-DE-31).
+ */
+const paymentMeansIssues = (list: ReadinessInput['payment_means'], profile: EinvoiceProfile): MissingEinvoiceField[] => {
+  const issues: MissingEinvoiceField[] = [];
+  const lack = (path: string, rule: string, message: string) => issues.push({ path, rule, message: `${rule}: ${message}` });
+  const first = list[0]?.type;
+  if (list.some((means) => means.type !== first)) lack('payment_means', 'UBL-SR-47', 'an invoice states one payment means code: its payment means must share one type');
+  if (list.filter((means) => means.type === 'card').length > 1) lack('payment_means', 'UBL-SR-54', 'an invoice names at most one payment card (BG-18)');
+  if (list.filter((means) => means.type === 'sepa_direct_debit').length > 1) lack('payment_means', 'UBL-SR-55', 'an invoice names at most one direct debit mandate (BG-19)');
+  list.forEach((means, index) => {
+    if (means.type === 'credit_transfer' && !means.iban) lack(`payment_means.${index}.iban`, 'BR-61', 'a credit transfer needs the account to pay into (BT-84)');
+  });
+  if (profile !== 'xrechnung') return issues;
+  list.forEach((means, index) => {
+    const at = `payment_means.${index}`;
+    if (means.type === 'card' && !means.card_last4) lack(`${at}.card_last4`, 'BR-DE-24-a', 'XRechnung needs the payment card information (BG-18) of a card payment: its last digits (BT-87)');
+    if (means.type === 'sepa_direct_debit' && !means.creditor_id) lack(`${at}.creditor_id`, 'BR-DE-30', 'XRechnung needs the seller’s SEPA creditor identifier (BT-90) for a direct debit');
+    if (means.type === 'sepa_direct_debit' && !means.debited_iban) lack(`${at}.debited_iban`, 'BR-DE-31', 'XRechnung needs the debited account (BT-91) for a direct debit');
+  });
+  return issues;
 };
 
 const readinessFor = (invoice: ReadinessInput, profile: EinvoiceProfile): ProfileReadiness => {

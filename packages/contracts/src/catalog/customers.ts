@@ -65,7 +65,7 @@ const einvoiceFields = {
   electronic_address_scheme: electronicAddressScheme.optional(),
   buyer_reference: buyerReference.optional(),
   identifier: optionalText(100).optional().describe(`Buyer identifier (BT-46); e-invoices give it with \`identifier_scheme\` when set. ${OPTIONAL_TEXT_RULE}`),
-  identifier_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`identifier\`, such as \`0088\` (GLN). ${OPTIONAL_TEXT_RULE}`),
+  identifier_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`identifier\`, such as \`0088\` (GLN); only with an \`identifier\` (400 on \`identifier_scheme\` otherwise, checked on the result). ${OPTIONAL_TEXT_RULE}`),
   contact_name: optionalText(200).optional().describe(`Buyer contact point (BT-56). ${OPTIONAL_TEXT_RULE}`),
 };
 const preferredLocale = Locale.nullable().describe('BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`.');

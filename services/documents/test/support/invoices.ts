@@ -98,7 +98,21 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     tax_currency: null,
     tax_exchange_rate: null,
     tax_total_in_tax_currency: null,
-    payment_means: [],
+    // As billing freezes it: the seller's payment account is its first credit transfer.
+    payment_means: [
+      {
+        type: 'credit_transfer',
+        information: null,
+        iban: 'DE89370400440532013000',
+        bic: 'COBADEFFXXX',
+        account_name: 'Acme Design Studio',
+        mandate_reference: null,
+        creditor_id: null,
+        debited_iban: null,
+        card_last4: null,
+        card_holder: null,
+      },
+    ],
     payee: null,
     preceding_invoice: null,
     attachments: [],

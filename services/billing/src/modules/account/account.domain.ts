@@ -10,10 +10,12 @@ import {
   type Address,
   type AddressInput,
   type BusinessSnapshot,
+  type TaxRepresentative,
   type UpdateAccountBody,
 } from '@invoicing/contracts';
 import { invalidRequest } from '@invoicing/service-kit/app-error';
 import type { AccountRow } from './account.entity.ts';
+import { paymentAccountOf, paymentMeansOf, withPaymentAccount } from './payment-means.domain.ts';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
 
@@ -33,7 +35,12 @@ export const defaultAccount = (workspaceId: string, now: Date): AccountRow => ({
   contactName: null,
   electronicAddress: null,
   electronicAddressScheme: null,
-  paymentAccount: null,
+  paymentMeans: [],
+  tradingName: null,
+  registrationId: null,
+  registrationIdScheme: null,
+  legalInfo: null,
+  taxRepresentative: null,
   pdfFormat: 'standard',
   locale: DEFAULT_LOCALE,
   einvoiceRequired: 'none',
@@ -57,15 +64,42 @@ export const mergeAddress = (current: Address, sent: AddressInput | undefined): 
 
 /**
  * The fields a PATCH changes; omitted fields keep their values. The electronic address is checked
- * with its scheme as they will be stored (either may come alone): 400 on `electronic_address`.
+ * with its scheme as they will be stored (either may come alone): 400 on `electronic_address`;
+ * so is the registration identifier with its scheme: 400 on `registration_id_scheme`.
+ * `payment_account` edits the first credit transfer of `payment_means`, so the two in one request
+ * would contradict each other: 400 on both.
  */
 export const accountChanges = (current: AccountRow, patch: UpdateAccountBody, now: Date): Partial<AccountRow> => {
+  if (patch.payment_account !== undefined && patch.payment_means !== undefined) {
+    const message = 'payment_account is the first credit_transfer entry of payment_means: send one of them';
+    throw invalidRequest(`payment_account and payment_means may not be sent together.`, [
+      { path: 'payment_account', message },
+      { path: 'payment_means', message },
+    ]);
+  }
   const changes = settingsChanges(current, patch, now);
-  const { electronicAddress, electronicAddressScheme } = { ...current, ...changes };
-  const problem = electronicAddressProblem(electronicAddress, electronicAddressScheme);
+  const stored = { ...current, ...changes };
+  const problem = electronicAddressProblem(stored.electronicAddress, stored.electronicAddressScheme);
   if (problem) throw invalidRequest(`electronic_address ${problem}.`, [{ path: 'electronic_address', message: problem }]);
+  if (stored.registrationIdScheme != null && stored.registrationId == null) {
+    throw invalidRequest('registration_id_scheme needs a registration_id.', [
+      { path: 'registration_id_scheme', message: 'is the scheme of registration_id (BT-30), which is not set: send registration_id with it' },
+    ]);
+  }
   return changes;
 };
+
+const paymentMeansChanges = (current: AccountRow, patch: UpdateAccountBody): Partial<AccountRow> => {
+  if (patch.payment_means !== undefined) return { paymentMeans: patch.payment_means.map(paymentMeansOf) };
+  if (patch.payment_account !== undefined) return { paymentMeans: withPaymentAccount(current.paymentMeans ?? [], patch.payment_account) };
+  return {};
+};
+
+const taxRepresentativeOf = (sent: NonNullable<UpdateAccountBody['tax_representative']>): TaxRepresentative => ({
+  name: sent.name,
+  tax_id: sent.tax_id,
+  address: mergeAddress(EMPTY_ADDRESS, sent.address),
+});
 
 const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Date): Partial<AccountRow> => ({
   ...(patch.business_name !== undefined ? { businessName: patch.business_name } : {}),
@@ -81,9 +115,13 @@ const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Dat
   ...(patch.contact_name !== undefined ? { contactName: patch.contact_name } : {}),
   ...(patch.electronic_address !== undefined ? { electronicAddress: patch.electronic_address } : {}),
   ...(patch.electronic_address_scheme !== undefined ? { electronicAddressScheme: patch.electronic_address_scheme } : {}),
-  ...(patch.payment_account !== undefined
-    ? { paymentAccount: patch.payment_account && { iban: patch.payment_account.iban, bic: patch.payment_account.bic ?? null, name: patch.payment_account.name ?? null } }
-    : {}),
+  ...paymentMeansChanges(current, patch),
+  ...(patch.trading_name !== undefined ? { tradingName: patch.trading_name } : {}),
+  ...(patch.registration_id !== undefined ? { registrationId: patch.registration_id } : {}),
+  ...(patch.registration_id_scheme !== undefined ? { registrationIdScheme: patch.registration_id_scheme } : {}),
+  ...(patch.legal_info !== undefined ? { legalInfo: patch.legal_info } : {}),
+  // Replaced whole: null removes it.
+  ...(patch.tax_representative !== undefined ? { taxRepresentative: patch.tax_representative && taxRepresentativeOf(patch.tax_representative) } : {}),
   ...(patch.pdf_format !== undefined ? { pdfFormat: patch.pdf_format } : {}),
   ...(patch.locale !== undefined ? { locale: patch.locale } : {}),
   ...(patch.einvoice_required !== undefined ? { einvoiceRequired: patch.einvoice_required } : {}),
@@ -110,13 +148,13 @@ export const accountView = (row: AccountRow): Account => ({
   contact_name: row.contactName ?? null,
   electronic_address: row.electronicAddress ?? null,
   electronic_address_scheme: row.electronicAddressScheme ?? null,
-  payment_account: row.paymentAccount ?? null,
-  payment_means: [], // #25 placeholder: parties and payment means
-  trading_name: null, // #25 placeholder
-  registration_id: null, // #25 placeholder
-  registration_id_scheme: null, // #25 placeholder
-  legal_info: null, // #25 placeholder
-  tax_representative: null, // #25 placeholder
+  payment_account: paymentAccountOf(row.paymentMeans ?? []),
+  payment_means: row.paymentMeans ?? [],
+  trading_name: row.tradingName ?? null,
+  registration_id: row.registrationId ?? null,
+  registration_id_scheme: row.registrationIdScheme ?? null,
+  legal_info: row.legalInfo ?? null,
+  tax_representative: row.taxRepresentative ?? null,
   pdf_format: row.pdfFormat ?? 'standard',
   locale: row.locale,
   einvoice_required: row.einvoiceRequired,
@@ -153,10 +191,10 @@ export const businessSnapshotOf = (row: AccountRow): BusinessSnapshot => ({
   phone: row.phone ?? null,
   contact_name: row.contactName ?? null,
   ...electronicAddressOf(row),
-  payment_account: row.paymentAccount ?? null,
-  trading_name: null, // #25 placeholder: parties and payment means
-  registration_id: null, // #25 placeholder
-  registration_id_scheme: null, // #25 placeholder
-  legal_info: null, // #25 placeholder
-  tax_representative: null, // #25 placeholder
+  payment_account: paymentAccountOf(row.paymentMeans ?? []),
+  trading_name: row.tradingName ?? null,
+  registration_id: row.registrationId ?? null,
+  registration_id_scheme: row.registrationIdScheme ?? null,
+  legal_info: row.legalInfo ?? null,
+  tax_representative: row.taxRepresentative ?? null,
 });

@@ -1,4 +1,4 @@
-import type { Address, AttachmentKind, EinvoiceRequired, PaymentAccount, PdfFormat } from '@invoicing/contracts';
+import type { Address, AttachmentKind, EinvoiceRequired, PaymentMeans, PdfFormat, TaxRepresentative } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const AccountEntity = defineEntity({
@@ -19,7 +19,13 @@ export const AccountEntity = defineEntity({
     contactName: p.text().nullable(),
     electronicAddress: p.text().nullable(),
     electronicAddressScheme: p.text().nullable(),
-    paymentAccount: p.json<PaymentAccount>().nullable(),
+    /** The ways buyers may pay (BG-16), in order; `payment_account` reads as its first credit transfer. */
+    paymentMeans: p.json<PaymentMeans[]>(),
+    tradingName: p.text().nullable(),
+    registrationId: p.text().nullable(),
+    registrationIdScheme: p.text().nullable(),
+    legalInfo: p.text().nullable(),
+    taxRepresentative: p.json<TaxRepresentative>().nullable(),
     pdfFormat: p.enum<readonly PdfFormat[]>(['standard', 'facturx']),
     locale: p.text(),
     einvoiceRequired: p.enum<readonly EinvoiceRequired[]>(['none', 'en16931', 'xrechnung']),

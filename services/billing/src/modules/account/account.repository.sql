@@ -28,7 +28,12 @@ insert into
     "contact_name",
     "electronic_address",
     "electronic_address_scheme",
-    "payment_account",
+    "payment_means",
+    "trading_name",
+    "registration_id",
+    "registration_id_scheme",
+    "legal_info",
+    "tax_representative",
     "pdf_format",
     "locale",
     "einvoice_required",
@@ -40,7 +45,37 @@ insert into
     "updated_at"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+  (
+    $1,
+    $2,
+    $3,
+    $4,
+    $5,
+    $6,
+    $7,
+    $8,
+    $9,
+    $10,
+    $11,
+    $12,
+    $13,
+    $14,
+    $15,
+    $16,
+    $17,
+    $18,
+    $19,
+    $20,
+    $21,
+    $22,
+    $23,
+    $24,
+    $25,
+    $26,
+    $27,
+    $28,
+    $29
+  )
 on conflict ("workspace_id") do nothing;
 
 select

@@ -2,6 +2,7 @@ import type { Customer, CustomerSnapshot, EinvoiceRequired, Invoice } from '@inv
 import { invalidRequest, type AppError } from '@invoicing/service-kit/app-error';
 import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
 import type { AccountRow } from '../account/account.entity.ts';
+import { invoicePaymentMeansOf } from '../account/payment-means.domain.ts';
 import { chainHashOf, CURRENT_DOCUMENT_VERSION, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
 import { formatNumber, type Series } from '../numbering/numbering.domain.ts';
 import { invoiceView, type OpenedColumns, type ViewContext } from './invoice.domain.ts';
@@ -25,6 +26,7 @@ export const FINALIZED_PROPERTIES = [
   'buyerReference',
   'deliveryDate',
   'locale',
+  'paymentMeans',
   'snapshotVersion',
   'publicUrlToken',
   'number',
@@ -50,9 +52,9 @@ export const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
   tax_id: customer.tax_id,
   ...electronicAddressOf({ electronicAddress: customer.electronic_address, electronicAddressScheme: customer.electronic_address_scheme, email: customer.email }),
   buyer_reference: customer.buyer_reference,
-  identifier: null, // #25 placeholder: parties
-  identifier_scheme: null, // #25 placeholder
-  contact_name: null, // #25 placeholder
+  identifier: customer.identifier,
+  identifier_scheme: customer.identifier_scheme,
+  contact_name: customer.contact_name,
 });
 
 /**
@@ -75,6 +77,7 @@ export const freezeDraft = (
   buyerReference: draft.buyerReference ?? customer.buyer_reference ?? null,
   deliveryDate: draft.deliveryDate ?? (draft.servicePeriodStart ? null : draft.issueDate),
   locale: customer.preferred_locale ?? account.locale,
+  paymentMeans: invoicePaymentMeansOf(draft.paymentMeans ?? [], account.paymentMeans ?? []),
   snapshotVersion: CURRENT_DOCUMENT_VERSION,
   publicUrlToken,
 });

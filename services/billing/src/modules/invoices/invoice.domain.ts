@@ -19,10 +19,12 @@ import {
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
+import { canonicalJson } from '@invoicing/service-kit/canonical-json';
 import { newId } from '@invoicing/service-kit/ids';
 import { addDays } from '../../shared/clock.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { computeInvoice, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
+import { partyChanges, partyColumns } from './invoice-parties.domain.ts';
 
 /** A line ready to be priced: from an ad-hoc item, or from a catalog item and its price. */
 export interface LineDraft {
@@ -197,6 +199,7 @@ export const draftChanges = (
     ...(patch.purchase_order !== undefined ? { purchaseOrder: patch.purchase_order } : {}),
     ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
     ...(patch.service_period !== undefined ? servicePeriodColumns(patch.service_period) : {}),
+    ...partyChanges(patch),
     ...totalsColumns(totals),
   };
 };
@@ -206,9 +209,13 @@ const servicePeriodColumns = (period: Period | null): Pick<InvoiceRow, 'serviceP
   servicePeriodEnd: period?.end ?? null,
 });
 
+// JSON columns (payment means, payee, …) are new objects on every PATCH: compared by content, whatever their key order.
+const sameValue = (stored: unknown, sent: unknown): boolean =>
+  typeof sent === 'object' && sent !== null && !(sent instanceof Date) ? canonicalJson(stored ?? null) === canonicalJson(sent) : (stored ?? null) === (sent ?? null);
+
 /** Whether applying the changes would alter any column: a PATCH of the values already there changes nothing. */
 export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
-  Object.entries(changes).some(([property, value]) => (row[property as keyof InvoiceRow] ?? null) !== (value ?? null));
+  Object.entries(changes).some(([property, value]) => !sameValue(row[property as keyof InvoiceRow], value));
 
 export const newDraft = (
   workspaceId: string,
@@ -234,6 +241,7 @@ export const newDraft = (
     deliveryDate: body.delivery_date ?? null,
     ...servicePeriodColumns(body.service_period ?? null),
     locale: null,
+    ...partyColumns(body),
     subtotal: 0,
     discountTotal: 0,
     taxableAmount: 0,
@@ -422,9 +430,9 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   tax_currency: null, // #25 placeholder
   tax_exchange_rate: null, // #25 placeholder
   tax_total_in_tax_currency: null, // #25 placeholder
-  payment_means: [], // #25 placeholder: parties and payment means
-  payee: null, // #25 placeholder
-  preceding_invoice: null, // #25 placeholder
+  payment_means: row.paymentMeans ?? [],
+  payee: row.payee ?? null,
+  preceding_invoice: row.precedingInvoice ?? null,
   attachments: [], // #25 placeholder: attachments
   business_snapshot: businessSnapshotView(row.businessSnapshot),
   customer_snapshot: customerSnapshotView(row.customerSnapshot),

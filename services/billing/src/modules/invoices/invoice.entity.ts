@@ -1,4 +1,4 @@
-import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, TaxCategory } from '@invoicing/contracts';
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** The statuses stored; `overdue` is never stored but computed on read from the due date. */
@@ -30,6 +30,12 @@ export const InvoiceEntity = defineEntity({
     servicePeriodEnd: p.date().nullable(),
     /** BCP 47; frozen at finalization, null while draft. */
     locale: p.text().nullable(),
+    /** The draft's own payment means (BG-16), one type; at finalization these, else the account's, frozen. */
+    paymentMeans: p.json<PaymentMeans[]>(),
+    /** BG-10, when someone other than the seller is paid. */
+    payee: p.json<Payee>().nullable(),
+    /** BG-3. */
+    precedingInvoice: p.json<PrecedingInvoice>().nullable(),
     subtotal: p.bigint('number'),
     discountTotal: p.bigint('number'),
     taxableAmount: p.bigint('number'),

@@ -120,6 +120,9 @@ with
         "service_period_start",
         "service_period_end",
         "locale",
+        "payment_means",
+        "payee",
+        "preceding_invoice",
         "subtotal",
         "discount_total",
         "taxable_amount",
@@ -195,7 +198,10 @@ with
         $43,
         $44,
         $45,
-        $46
+        $46,
+        $47,
+        $48,
+        $49
       )
   ),
   "new_lines" as (
@@ -223,18 +229,18 @@ with
         "period_end"
       )
     values
-      ($47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66)
+      ($50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($67, $68, $69, $70, $71, $72, $73, $74)
+      ($70, $71, $72, $73, $74, $75, $76, $77)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($75, $76, $77, $78);
+  ($78, $79, $80, $81);
 
 with
   "new_records" as (
@@ -276,6 +282,9 @@ with
         "service_period_start",
         "service_period_end",
         "locale",
+        "payment_means",
+        "payee",
+        "preceding_invoice",
         "subtotal",
         "discount_total",
         "taxable_amount",
@@ -324,33 +333,36 @@ with
       $24 as "service_period_start",
       $25 as "service_period_end",
       $26 as "locale",
-      $27 as "subtotal",
-      $28 as "discount_total",
-      $29 as "taxable_amount",
-      $30 as "tax_total",
-      $31 as "total",
-      $32 as "amount_due",
-      $33 as "amount_paid",
-      $34 as "number",
-      $35 as "number_format",
-      $36 as "number_period",
-      $37 as "number_sequence",
-      $38 as "business_snapshot",
-      $39 as "customer_snapshot",
-      $40 as "public_url_token",
-      $41 as "snapshot_sha256",
-      $42 as "chain_sha256",
-      $43 as "snapshot_version",
-      $44 as "finalized_at",
-      $45 as "paid_at",
-      $46 as "payment_reference",
-      $47 as "voided_at",
-      $48 as "void_reason",
-      $49 as "overdue_event_at",
-      $50 as "remittance_reference",
-      $51 as "last_reminder_on",
-      $52 as "created_at",
-      $53 as "updated_at"
+      $27 as "payment_means",
+      $28 as "payee",
+      $29 as "preceding_invoice",
+      $30 as "subtotal",
+      $31 as "discount_total",
+      $32 as "taxable_amount",
+      $33 as "tax_total",
+      $34 as "total",
+      $35 as "amount_due",
+      $36 as "amount_paid",
+      $37 as "number",
+      $38 as "number_format",
+      $39 as "number_period",
+      $40 as "number_sequence",
+      $41 as "business_snapshot",
+      $42 as "customer_snapshot",
+      $43 as "public_url_token",
+      $44 as "snapshot_sha256",
+      $45 as "chain_sha256",
+      $46 as "snapshot_version",
+      $47 as "finalized_at",
+      $48 as "paid_at",
+      $49 as "payment_reference",
+      $50 as "voided_at",
+      $51 as "void_reason",
+      $52 as "overdue_event_at",
+      $53 as "remittance_reference",
+      $54 as "last_reminder_on",
+      $55 as "created_at",
+      $56 as "updated_at"
     from
       "new_records"
   ),
@@ -382,7 +394,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($54::jsonb) as "v" (
+      jsonb_to_recordset($57::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -409,14 +421,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $55 as "id",
-      $56 as "invoice_id",
-      $57 as "workspace_id",
-      $58 as "type",
-      $59 as "occurred_at",
-      $60 as "key_id",
-      $61 as "request_id",
-      $62 as "details"
+      $58 as "id",
+      $59 as "invoice_id",
+      $60 as "workspace_id",
+      $61 as "type",
+      $62 as "occurred_at",
+      $63 as "key_id",
+      $64 as "request_id",
+      $65 as "details"
     from
       "new_records"
   ),
@@ -424,10 +436,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $63 as "id",
-      $64 as "subject",
-      $65 as "envelope",
-      $66 as "trace_context"
+      $66 as "id",
+      $67 as "subject",
+      $68 as "envelope",
+      $69 as "trace_context"
     from
       "new_records"
   )
@@ -684,6 +696,7 @@ with
       "buyer_reference" = "v"."buyer_reference",
       "delivery_date" = "v"."delivery_date",
       "locale" = "v"."locale",
+      "payment_means" = "v"."payment_means"::jsonb,
       "snapshot_version" = "v"."snapshot_version",
       "public_url_token" = "v"."public_url_token",
       "number" = "v"."number",
@@ -706,6 +719,7 @@ with
         "buyer_reference" text,
         "delivery_date" date,
         "locale" text,
+        "payment_means" text,
         "snapshot_version" smallint,
         "public_url_token" text,
         "number" text,

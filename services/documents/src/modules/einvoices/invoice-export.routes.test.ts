@@ -103,13 +103,14 @@ describe('e-invoice exports of a finalized invoice', () => {
       ...base,
       buyer_reference: null,
       business_snapshot: { ...base.business_snapshot!, phone: null, payment_account: null },
+      payment_means: [],
     });
     const problem = expectProblem(await sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/einvoice?profile=xrechnung`), 400, 'invalid_request');
     expect(problem.errors).toEqual(
       expect.arrayContaining([
         { path: 'buyer_reference', message: expect.stringContaining('BR-DE-15') },
         { path: 'business_snapshot.phone', message: expect.stringContaining('BR-DE-6') },
-        { path: 'business_snapshot.payment_account', message: expect.stringContaining('BR-DE-1') },
+        { path: 'payment_means', message: expect.stringContaining('BR-DE-1') },
       ]),
     );
     expect(problem.errors).toHaveLength(3);
