@@ -1,6 +1,7 @@
 import type { Customer } from '@invoicing/contracts';
 import { describe, expect, it } from 'vitest';
 import { defaultAccount } from '../account/account.domain.ts';
+import { paymentMeansOf } from '../account/payment-means.domain.ts';
 import { chainHashOf, CURRENT_DOCUMENT_VERSION, GENESIS_CHAIN, snapshotHashOf } from '../numbering/invoice-integrity.domain.ts';
 import { FINALIZED_PROPERTIES, freezeDraft, numberAndChain } from './finalization.domain.ts';
 import { invoiceView, newDraft, transition } from './invoice.domain.ts';
@@ -51,6 +52,38 @@ describe('freezeDraft', () => {
     const draft = { ...makeDraft(), buyerReference: 'Own', deliveryDate: '2026-11-01' };
     const sut = freezeDraft(draft, { opened: transition(draft, { to: 'open' }, { now, today: '2026-11-22' })!, customer, account: defaultAccount(WORKSPACE, now), publicUrlToken: 't' });
     expect(sut).toMatchObject({ buyerReference: 'Own', deliveryDate: '2026-11-01' });
+  });
+});
+
+describe('freezeDraft: payment means and parties', () => {
+  const transfer = paymentMeansOf({ type: 'credit_transfer', iban: 'DE89370400440532013000' });
+  const second = paymentMeansOf({ type: 'credit_transfer', iban: 'DE02120300000000202051' });
+  const card = paymentMeansOf({ type: 'card', card_last4: '4242' });
+  const freeze = (draft: ReturnType<typeof makeDraft>, account = defaultAccount(WORKSPACE, now)) =>
+    freezeDraft(draft, { opened: transition(draft, { to: 'open' }, { now, today: '2026-11-22' })!, customer, account, publicUrlToken: 't' });
+
+  it.each<[string, (typeof transfer)[], (typeof transfer)[], (typeof transfer)[]]>([
+    ["the draft's own", [card], [transfer], [card]],
+    ["else the account's of its first entry's type", [], [transfer, card, second], [transfer, second]],
+    ['else none', [], [], []],
+  ])('freezes the payment means: %s', (_, own, account, expected) => {
+    expect(freeze({ ...makeDraft(), paymentMeans: own }, { ...defaultAccount(WORKSPACE, now), paymentMeans: account }).paymentMeans).toEqual(expected);
+  });
+
+  it('freezes the buyer identifier and contact in the customer snapshot, and the seller parties in the business snapshot', () => {
+    const representative = { name: 'Steuer AG', tax_id: 'DE111222333', address: customer.address };
+    const sut = freeze(makeDraft(), { ...defaultAccount(WORKSPACE, now), tradingName: 'Acme', registrationId: 'HRB 1', registrationIdScheme: '0088', legalInfo: 'AG Köln', taxRepresentative: representative });
+    expect(freezeDraft(makeDraft(), {
+      opened: transition(makeDraft(), { to: 'open' }, { now, today: '2026-11-22' })!,
+      customer: { ...customer, identifier: '4000001000005', identifier_scheme: '0088', contact_name: 'Frau Weber' },
+      account: defaultAccount(WORKSPACE, now),
+      publicUrlToken: 't',
+    }).customerSnapshot).toMatchObject({ identifier: '4000001000005', identifier_scheme: '0088', contact_name: 'Frau Weber' });
+    expect(sut.businessSnapshot).toMatchObject({ trading_name: 'Acme', registration_id: 'HRB 1', registration_id_scheme: '0088', legal_info: 'AG Köln', tax_representative: representative });
+  });
+
+  it('writes the frozen payment means with the finalization', () => {
+    expect(FINALIZED_PROPERTIES).toContain('paymentMeans');
   });
 });
 

@@ -1,9 +1,9 @@
 import { AppError } from '@invoicing/service-kit';
 import { describe, expect, it } from 'vitest';
 import type { StoredStatus } from './invoice.entity.ts';
-import type { UpdateInvoiceBody } from '@invoicing/contracts';
+import { UpdateInvoiceBody } from '@invoicing/contracts';
 import { makeLine } from '../../../test/support/rows.ts';
-import { draftChanges, isPricedByCurrentRule, newDraft, priceAgain, transition, type StatusChange } from './invoice.domain.ts';
+import { changesAnything, draftChanges, isPricedByCurrentRule, newDraft, priceAgain, transition, type StatusChange } from './invoice.domain.ts';
 
 const at = { now: new Date('2026-11-22T10:00:00.000Z'), today: '2026-11-22' };
 const invoice = (status: StoredStatus) => ({ status, total: 11_900 });
@@ -97,6 +97,35 @@ describe('draftChanges', () => {
 
   it('refuses a due date before the issue date, on the field the request moved', () => {
     expect(() => sut({ due_date: '2026-11-01' })).toThrow(expect.objectContaining({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'due_date' })] }));
+  });
+
+  it('sets payment means, payee and preceding invoice with every field of their shapes; null removes, [] empties', () => {
+    const parsed = UpdateInvoiceBody.parse({
+      payment_means: [{ type: 'credit_transfer', iban: 'DE89 3704 0044 0532 0130 00', information: 'SEPA' }],
+      payee: { name: 'Factoring GmbH' },
+      preceding_invoice: { number: 'INV/2026/0001' },
+    });
+    expect(sut(parsed)).toMatchObject({
+      paymentMeans: [{ type: 'credit_transfer', information: 'SEPA', iban: 'DE89370400440532013000', bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null }],
+      payee: { name: 'Factoring GmbH', identifier: null, legal_registration_id: null },
+      precedingInvoice: { number: 'INV/2026/0001', issue_date: null },
+    });
+    expect(sut({ payment_means: [], payee: null, preceding_invoice: null })).toMatchObject({ paymentMeans: [], payee: null, precedingInvoice: null });
+    expect(sut({ notes: 'x' })).not.toHaveProperty('paymentMeans');
+  });
+});
+
+describe('changesAnything', () => {
+  const now = new Date('2026-11-22T10:00:00.000Z');
+  const stored = {
+    ...newDraft('00000000-0000-4000-8000-000000000001', { customer: '00000000-0000-4000-8000-000000000002', items: [] }, { customerName: 'M', currency: 'EUR', today: '2026-11-22', now }),
+    payee: { name: 'Factoring GmbH', identifier: null, legal_registration_id: null },
+  };
+
+  it('compares JSON columns by content, whatever their key order', () => {
+    expect(changesAnything(stored, { payee: { legal_registration_id: null, identifier: null, name: 'Factoring GmbH' }, paymentMeans: [] })).toBe(false);
+    expect(changesAnything(stored, { payee: { name: 'Other', identifier: null, legal_registration_id: null } })).toBe(true);
+    expect(changesAnything(stored, { precedingInvoice: { number: 'A', issue_date: null } })).toBe(true);
   });
 });
 
