@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bic, Iban, taxCategoryIssues, UnitCode, type TaxCategory } from './einvoice-fields.ts';
-import { einvoiceReadiness, missingEinvoiceFields, type ReadinessInput } from './einvoice-readiness.ts';
+import { einvoiceReadiness, isListedIcdScheme, missingEinvoiceFields, type ReadinessInput } from './einvoice-readiness.ts';
 import type { PaymentMeans } from './business-terms.ts';
 import type { InvoiceLine } from './invoices.ts';
 import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
@@ -88,6 +88,10 @@ describe('einvoiceReadiness', () => {
     ['a tax representative without country', makeInvoice({ business_snapshot: { ...seller, tax_representative: { ...representative, address: { ...address, country: null } } } }), [
       'business_snapshot.tax_representative.address.country BR-20',
     ], []],
+    ['a registration id scheme the ICD list lacks', makeInvoice({ business_snapshot: { ...seller, registration_id: 'HRB 1', registration_id_scheme: '0092' } }), ['business_snapshot.registration_id_scheme BR-CL-11'], []],
+    ['a listed registration id scheme', makeInvoice({ business_snapshot: { ...seller, registration_id: 'HRB 1', registration_id_scheme: '0204' } }), [], []],
+    ['a buyer identifier scheme the ICD list lacks', makeInvoice({ customer_snapshot: { ...buyer, identifier: 'X', identifier_scheme: '9999' } }), ['customer_snapshot.identifier_scheme BR-CL-10'], []],
+    ['a buyer identifier with a GLN scheme', makeInvoice({ customer_snapshot: { ...buyer, identifier: '4000001000005', identifier_scheme: '0088' } }), [], []],
     ['a registration id scheme without registration id', makeInvoice({ business_snapshot: { ...seller, registration_id_scheme: '0088' } }), ['business_snapshot.registration_id_scheme BR-CL-11'], []],
     ['no seller contact', makeInvoice({ business_snapshot: { ...seller, contact_name: null, phone: null, email: null } }), [], [
       'business_snapshot.contact_name BR-DE-5', 'business_snapshot.phone BR-DE-6', 'business_snapshot.email BR-DE-7',
@@ -132,6 +136,12 @@ describe('einvoiceReadiness', () => {
     for (const entry of missingEinvoiceFields(makeInvoice({ buyer_reference: null, business_snapshot: { ...seller, phone: null } }), 'xrechnung')) {
       expect(entry.message.startsWith(`${entry.rule}: `)).toBe(true);
     }
+  });
+});
+
+describe('isListedIcdScheme', () => {
+  it.each([['0002', true], ['0088', true], ['0248', true], ['0001', false], ['0092', false], ['0103', false], ['0181', false], ['0249', false], ['88', false], ['SEPA', false]] as const)('%s: %s', (scheme, listed) => {
+    expect(isListedIcdScheme(scheme)).toBe(listed);
   });
 });
 

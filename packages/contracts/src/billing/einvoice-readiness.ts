@@ -39,6 +39,17 @@ const BUYER_VAT_RULES: Partial<Record<TaxCategory, string>> = { AE: 'BR-AE-02', 
 /** A VAT identifier starts with the ISO 3166-1 alpha-2 code of the country that issued it (BR-CO-09; Greece uses EL). */
 const hasCountryPrefix = (vatId: string): boolean => /^[A-Z]{2}[A-Z0-9+*.\s-]{2,}$/i.test(vatId);
 
+/**
+ * The ISO 6523 ICD codes the EN 16931 validators accept as an identifier's scheme (BR-CL-10,
+ * BR-CL-11, BR-CL-21): 0002 to 0248 but 0092, 0103, 0181 and 0182, as their code list has it.
+ */
+const UNLISTED_ICD_CODES = new Set([92, 103, 181, 182]);
+export const isListedIcdScheme = (scheme: string): boolean => {
+  if (!/^\d{4}$/.test(scheme)) return false;
+  const code = Number(scheme);
+  return code >= 2 && code <= 248 && !UNLISTED_ICD_CODES.has(code);
+};
+
 const LATER = 'it was not set when the invoice was finalized; set it for invoices finalized from now on';
 
 const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEinvoiceField[] => {
@@ -82,6 +93,11 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
   }
   if (seller.registration_id_scheme != null && seller.registration_id == null) {
     lack('business_snapshot.registration_id_scheme', 'BR-CL-11', 'a registration identifier scheme is written only with the legal registration identifier (BT-30) it qualifies');
+  } else if (seller.registration_id_scheme != null && !isListedIcdScheme(seller.registration_id_scheme)) {
+    lack('business_snapshot.registration_id_scheme', 'BR-CL-11', `${seller.registration_id_scheme} is not in the ISO 6523 ICD list the validators know: the account's registration_id_scheme; ${LATER}`);
+  }
+  if (buyer.identifier_scheme != null && !isListedIcdScheme(buyer.identifier_scheme)) {
+    lack('customer_snapshot.identifier_scheme', 'BR-CL-10', `${buyer.identifier_scheme} is not in the ISO 6523 ICD list the validators know: the customer's identifier_scheme; ${LATER}`);
   }
   if (invoice.payee != null && !invoice.payee.name) lack('payee.name', 'BR-17', 'a payee (BG-10) other than the seller needs its name (BT-59)');
   if (invoice.preceding_invoice != null && !invoice.preceding_invoice.number) lack('preceding_invoice.number', 'BR-55', 'a preceding invoice reference (BG-3) needs the number of that invoice (BT-25)');
