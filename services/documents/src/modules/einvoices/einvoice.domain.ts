@@ -1,4 +1,15 @@
-import { DEFAULT_UNIT_CODE, type Address, type EinvoiceProfile, type Invoice, type InvoiceLine, type TaxCategory } from '@invoicing/contracts';
+import {
+  DEFAULT_UNIT_CODE,
+  PAYMENT_MEANS_CODES,
+  type Address,
+  type DocumentAllowanceCharge,
+  type EinvoiceProfile,
+  type Invoice,
+  type InvoiceLine,
+  type PaymentMeans,
+  type TaxBreakdownEntry,
+  type TaxCategory,
+} from '@invoicing/contracts';
 
 /** The two XML syntaxes of EN 16931. */
 export const EINVOICE_SYNTAXES = ['ubl', 'cii'] as const;
@@ -42,7 +53,6 @@ export interface PaymentAccount {
 }
 
 /** UNTDID 4461 codes the API offers: credit transfer, SEPA direct debit, bank card, online payment service (PayPal), not defined. */
-export const PAYMENT_MEANS_CODES = { credit_transfer: '58', sepa_direct_debit: '59', card: '48', paypal: '68', other: '1' } as const;
 export type PaymentMeansCode = (typeof PAYMENT_MEANS_CODES)[keyof typeof PAYMENT_MEANS_CODES];
 
 /**
@@ -217,24 +227,64 @@ const electronicAddressOf = (value: string | null, scheme: string | null): Elect
   return address ? { value: address, scheme: text(scheme) ?? 'EM' } : null;
 };
 
+const schemed = (value: string | null | undefined, scheme: string | null | undefined): SchemedId | null => {
+  const id = text(value);
+  return id ? { value: id, scheme: text(scheme) } : null;
+};
+
 const toLine = (line: InvoiceLine, index: number): EInvoiceLine => ({
   position: index + 1,
   description: line.description,
-  quantity: String(line.quantity),
+  quantity: line.quantity_decimal,
   unitCode: text(line.unit_code) ?? DEFAULT_UNIT_CODE,
-  unitAmount: String(line.unit_amount),
-  priceBaseQuantity: '1',
-  subtotal: line.quantity * line.unit_amount,
+  unitAmount: line.unit_amount_decimal,
+  priceBaseQuantity: line.price_base_quantity,
+  // Billing's amount is round_half_up(quantity × price ÷ base quantity) − discount: the allowance base is that before the discount.
+  subtotal: line.amount + line.discount_amount,
   discountAmount: line.discount_amount,
   discountPercent: line.discount && 'percent_off' in line.discount && line.discount_amount > 0 ? line.discount.percent_off : null,
   netAmount: line.amount,
   taxCategory: line.tax_category,
   taxRate: line.tax_rate,
   taxExemptionReason: text(line.tax_exemption_reason),
-  taxExemptionReasonCode: null,
-  note: null,
-  sellerItemId: null,
-  standardItemId: null,
+  taxExemptionReasonCode: text(line.tax_exemption_reason_code),
+  note: text(line.note),
+  sellerItemId: text(line.sku),
+  standardItemId: schemed(line.standard_id, line.standard_id_scheme),
+});
+
+const toAllowanceCharge = (entry: DocumentAllowanceCharge): EInvoiceAllowanceCharge => ({
+  amount: entry.amount,
+  baseAmount: entry.base_amount,
+  percent: entry.percent,
+  reason: text(entry.reason),
+  reasonCode: text(entry.reason_code),
+  taxCategory: entry.tax_category,
+  taxRate: entry.tax_rate,
+});
+
+const toPaymentMeans = (means: PaymentMeans): EInvoicePaymentMeans => ({
+  code: PAYMENT_MEANS_CODES[means.type],
+  information: text(means.information),
+  account: means.type === 'credit_transfer' && text(means.iban) ? { iban: normalizeIban(means.iban!), bic: text(means.bic), name: text(means.account_name) } : null,
+  directDebit:
+    means.type === 'sepa_direct_debit'
+      ? { mandateReference: text(means.mandate_reference), creditorId: text(means.creditor_id), debitedIban: text(means.debited_iban) ? normalizeIban(means.debited_iban!) : null }
+      : null,
+  card: means.type === 'card' && text(means.card_last4) ? { lastDigits: text(means.card_last4)!, holder: text(means.card_holder) } : null,
+});
+
+/**
+ * A VAT group (BG-23) as billing summed it. The breakdown carries the reason texts; its VATEX code
+ * (BT-121, one per group) is the first its lines name.
+ */
+const toTaxGroup = (group: TaxBreakdownEntry, lines: EInvoiceLine[]): EInvoiceTaxGroup => ({
+  category: group.tax_category,
+  rate: group.tax_rate,
+  taxableAmount: group.taxable_amount,
+  taxAmount: group.tax,
+  exemptionReason: text(group.tax_exemption_reason),
+  exemptionReasonCode: lines.find((line) => line.taxCategory === group.tax_category && line.taxRate === group.tax_rate && line.taxExemptionReasonCode)?.taxExemptionReasonCode ?? null,
 });
 
 const sum = (amounts: number[]): number => amounts.reduce((total, amount) => total + amount, 0);
@@ -257,36 +307,39 @@ export const totalsOf = (parts: {
 
 /**
  * The e-invoice of a finalized invoice, from its snapshots alone (the customer may have been
- * edited or deleted since). Throws on a draft, which has no snapshots.
+ * edited or deleted since), with the content of each supporting document it lists (by attachment
+ * id). Throws on a draft, which has no snapshots, and when a listed document's content is missing.
  */
-export const toEInvoice = (invoice: Invoice): EInvoice => {
+export const toEInvoice = (invoice: Invoice, attachmentContents: ReadonlyMap<string, Buffer> = new Map()): EInvoice => {
   const { number } = invoice;
   const { business_snapshot: business, customer_snapshot: customer } = invoice;
   if (number === null || business === null || customer === null) throw new Error(`Invoice ${invoice.id} is a draft and has no e-invoice`);
   const lines = invoice.lines.data.map((line, index) => toLine(line, index));
   const account = business.payment_account;
   const notes = [text(invoice.notes), text(business.payment_instructions)].filter((note): note is string => note !== null);
-  const paymentMeans: EInvoicePaymentMeans[] = account
-    ? [
-        {
-          code: PAYMENT_MEANS_CODES.credit_transfer,
-          information: null,
-          account: { iban: normalizeIban(account.iban), bic: text(account.bic), name: text(account.name) },
-          directDebit: null,
-          card: null,
-        },
-      ]
-    : [];
+  // Finalization froze the invoice's payment means; invoices from before have only the account's transfer account.
+  const paymentMeans: EInvoicePaymentMeans[] =
+    invoice.payment_means.length > 0
+      ? invoice.payment_means.map(toPaymentMeans)
+      : account
+        ? [{ code: PAYMENT_MEANS_CODES.credit_transfer, information: null, account: { iban: normalizeIban(account.iban), bic: text(account.bic), name: text(account.name) }, directDebit: null, card: null }]
+        : [];
+  const representative = business.tax_representative;
+  const attachments = invoice.attachments.map((attachment): EInvoiceAttachment => {
+    const content = attachmentContents.get(attachment.id);
+    if (content === undefined) throw new Error(`Invoice ${invoice.id} lists supporting document ${attachment.id} without its content`);
+    return { id: attachment.id, filename: attachment.filename, contentType: attachment.content_type, description: text(attachment.description), content };
+  });
   return {
     number,
     paymentReference: text(invoice.remittance_reference) ?? number,
     issueDate: invoice.issue_date,
     dueDate: invoice.due_date,
     currency: invoice.currency,
-    taxCurrency: null,
+    taxCurrency: invoice.tax_currency && invoice.tax_total_in_tax_currency !== null ? { code: invoice.tax_currency, taxTotal: invoice.tax_total_in_tax_currency } : null,
     buyerReference: text(invoice.buyer_reference),
     purchaseOrder: text(invoice.purchase_order),
-    precedingInvoice: null,
+    precedingInvoice: invoice.preceding_invoice ? { number: invoice.preceding_invoice.number, issueDate: invoice.preceding_invoice.issue_date } : null,
     deliveryDate: invoice.delivery_date ?? invoice.issue_date,
     notes,
     paymentTerms: text(invoice.footer),
@@ -296,34 +349,37 @@ export const toEInvoice = (invoice: Invoice): EInvoice => {
       taxId: text(business.tax_id),
       electronicAddress: electronicAddressOf(business.electronic_address, business.electronic_address_scheme),
       contact: { name: text(business.contact_name), phone: text(business.phone), email: text(business.email) },
-      tradingName: null,
-      legalRegistrationId: null,
-      legalInfo: null,
+      tradingName: text(business.trading_name),
+      legalRegistrationId: schemed(business.registration_id, business.registration_id_scheme),
+      legalInfo: text(business.legal_info),
     },
     buyer: {
       name: text(customer.name),
       address: customer.address,
       taxId: text(customer.tax_id),
       electronicAddress: electronicAddressOf(customer.electronic_address, customer.electronic_address_scheme),
-      identifier: null,
-      contactName: null,
+      identifier: schemed(customer.identifier, customer.identifier_scheme),
+      contactName: text(customer.contact_name),
     },
-    payee: null,
-    taxRepresentative: null,
+    payee: invoice.payee ? { name: invoice.payee.name, identifier: text(invoice.payee.identifier), legalRegistrationId: text(invoice.payee.legal_registration_id) } : null,
+    taxRepresentative: representative ? { name: representative.name, vatId: representative.tax_id, address: representative.address } : null,
     paymentMeans,
-    allowances: [],
-    charges: [],
+    allowances: invoice.allowances.map(toAllowanceCharge),
+    charges: invoice.charges.map(toAllowanceCharge),
     lines,
-    taxGroups: invoice.tax_breakdown.map((group) => ({
-      category: group.tax_category,
-      rate: group.tax_rate,
-      taxableAmount: group.taxable_amount,
-      taxAmount: group.tax,
-      exemptionReason: text(group.tax_exemption_reason),
-      exemptionReasonCode: null,
-    })),
-    totals: totalsOf({ lines, allowances: [], charges: [], taxTotal: invoice.tax_total, prepaid: 0 }),
-    attachments: [],
+    taxGroups: invoice.tax_breakdown.map((group) => toTaxGroup(group, lines)),
+    // Billing's figures, as the invoice states them; BT-106 is the lines' own sum (the subtotal less the line discounts).
+    totals: {
+      lineNetTotal: invoice.subtotal - invoice.discount_total,
+      allowanceTotal: invoice.allowance_total,
+      chargeTotal: invoice.charge_total,
+      taxExclusive: invoice.taxable_amount,
+      taxTotal: invoice.tax_total,
+      total: invoice.total,
+      prepaid: invoice.prepaid_amount,
+      amountDue: invoice.total - invoice.prepaid_amount,
+    },
+    attachments,
   };
 };
 

@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import type { Invoice, InvoiceAttachment } from '@invoicing/contracts';
+import { PDFDocument } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { supportingFiles, GLN, GTIN } from '../../../test/support/einvoices.ts';
+import { validateEinvoices } from '../../../test/support/einvoice-validator.ts';
+import { makeInvoice } from '../../../test/support/invoices.ts';
+import { elementsAt, parseXml, textAt } from '../../../test/support/xml-query.ts';
+import { toEInvoice, type EInvoiceAttachment } from './einvoice.domain.ts';
+import { EXPORT_KINDS } from './invoice-export.entity.ts';
+import { renderExport } from './invoice-export.service.ts';
+
+let files: EInvoiceAttachment[];
+/** Billing's supporting documents, by attachment id: the in-memory stand-in for the loader that fetches them from billing. */
+let stored: Map<string, Buffer>;
+
+beforeAll(async () => {
+  files = await supportingFiles();
+  stored = new Map(files.map((file) => [file.id, file.content]));
+});
+
+const listed = (file: EInvoiceAttachment): InvoiceAttachment => ({
+  id: file.id,
+  object: 'invoice_attachment',
+  filename: file.filename,
+  content_type: file.contentType as InvoiceAttachment['content_type'],
+  size: file.content.length,
+  sha256: createHash('sha256').update(file.content).digest('hex'),
+  description: file.description,
+});
+
+/**
+ * A finalized invoice as billing's API returns it with every EN 16931 term beyond the first set:
+ * 7.5 hours at 95.00 (19 %) and an exempt course with only a VATEX code; 5 % off the hours
+ * (35.63) and 15.00 freight, both at 19 %. 19 %: 712.50 − 35.63 + 15.00 = 691.87, VAT 131.46;
+ * exempt: 1200.00. Total 2023.33, 23.33 prepaid, 2000.00 due; VAT in HUF at 395.5: 51992.43.
+ */
+const richInvoice = (): Invoice => {
+  const base = makeInvoice({
+    lineInputs: [
+      { description: 'Consulting hours', quantity: 8, unit_amount: 9_500, tax_rate: 19, unit_code: 'HUR' },
+      { description: 'Vocational training course', unit_amount: 120_000, tax_rate: 0, tax_category: 'E' },
+    ],
+  });
+  const [hours, course] = base.lines.data as [Invoice['lines']['data'][number], Invoice['lines']['data'][number]];
+  return {
+    ...base,
+    lines: {
+      object: 'list',
+      data: [
+        { ...hours, quantity: 8, quantity_decimal: '7.5', amount: 71_250, sku: 'CONS-01', standard_id: GTIN, standard_id_scheme: '0160', note: 'On site in Köln' },
+        { ...course, tax_exemption_reason_code: 'VATEX-EU-132-1I' },
+      ],
+    },
+    subtotal: 191_250,
+    discount_total: 0,
+    allowances: [{ amount: 3_563, percent: 5, base_amount: 71_250, reason: 'Loyalty discount', reason_code: '95', tax_category: 'S', tax_rate: 19 }],
+    charges: [{ amount: 1_500, percent: null, base_amount: null, reason: 'Freight', reason_code: 'FC', tax_category: 'S', tax_rate: 19 }],
+    allowance_total: 3_563,
+    charge_total: 1_500,
+    taxable_amount: 189_187,
+    tax_breakdown: [
+      { tax_category: 'S', tax_rate: 19, taxable_amount: 69_187, tax: 13_146, tax_exemption_reason: null },
+      { tax_category: 'E', tax_rate: 0, taxable_amount: 120_000, tax: 0, tax_exemption_reason: null },
+    ],
+    tax_total: 13_146,
+    total: 202_333,
+    prepaid_amount: 2_333,
+    amount_due: 200_000,
+    amount_remaining: 200_000,
+    tax_currency: 'HUF',
+    tax_exchange_rate: '395.5',
+    tax_total_in_tax_currency: 5_199_243,
+    payment_means: [
+      {
+        type: 'sepa_direct_debit',
+        information: 'SEPA direct debit',
+        iban: null,
+        bic: null,
+        account_name: null,
+        mandate_reference: 'MANDATE-0042',
+        creditor_id: 'DE98ZZZ09999999999',
+        debited_iban: 'DE75512108001245126199',
+        card_last4: null,
+        card_holder: null,
+      },
+    ],
+    payee: { name: 'Factoring Bank AG', identifier: 'PAYEE-7', legal_registration_id: 'HRB 99999' },
+    preceding_invoice: { number: 'INV/2026/0001', issue_date: '2026-10-01' },
+    attachments: files.map(listed),
+    business_snapshot: {
+      ...base.business_snapshot!,
+      trading_name: 'Acme Digital',
+      registration_id: '123456789',
+      registration_id_scheme: '0060',
+      legal_info: 'Amtsgericht Köln HRB 12345',
+      tax_representative: {
+        name: 'Steuervertretung GmbH',
+        tax_id: 'DE111222333',
+        address: { line1: 'Zeil 10', line2: null, city: 'Frankfurt am Main', state: null, postal_code: '60313', country: 'DE' },
+      },
+    },
+    customer_snapshot: { ...base.customer_snapshot!, identifier: GLN, identifier_scheme: '0088', contact_name: 'Erika Mustermann' },
+  };
+};
+
+const printedPdf = async (): Promise<Buffer> => {
+  const pdf = await PDFDocument.create();
+  pdf.addPage([595, 842]);
+  pdf.setCreationDate(new Date('2026-11-20T00:00:00Z'));
+  pdf.setModificationDate(new Date('2026-11-20T00:00:00Z'));
+  return Buffer.from(await pdf.save({ useObjectStreams: false }));
+};
+
+describe('toEInvoice: the Invoice contract’s EN 16931 terms beyond the first set', () => {
+  it('reads every new term from the finalized invoice and its snapshots', () => {
+    const sut = toEInvoice(richInvoice(), stored);
+    expect(sut.lines[0]).toMatchObject({ quantity: '7.5', unitAmount: '9500', priceBaseQuantity: '1', subtotal: 71_250, netAmount: 71_250, sellerItemId: 'CONS-01', standardItemId: { value: GTIN, scheme: '0160' }, note: 'On site in Köln' });
+    expect(sut.taxGroups.map((group) => [group.category, group.taxableAmount, group.exemptionReason, group.exemptionReasonCode])).toEqual([
+      ['S', 69_187, null, null],
+      ['E', 120_000, null, 'VATEX-EU-132-1I'],
+    ]);
+    expect(sut.allowances).toEqual([{ amount: 3_563, baseAmount: 71_250, percent: 5, reason: 'Loyalty discount', reasonCode: '95', taxCategory: 'S', taxRate: 19 }]);
+    expect(sut.charges).toEqual([{ amount: 1_500, baseAmount: null, percent: null, reason: 'Freight', reasonCode: 'FC', taxCategory: 'S', taxRate: 19 }]);
+    expect(sut.totals).toEqual({ lineNetTotal: 191_250, allowanceTotal: 3_563, chargeTotal: 1_500, taxExclusive: 189_187, taxTotal: 13_146, total: 202_333, prepaid: 2_333, amountDue: 200_000 });
+    expect(sut.taxCurrency).toEqual({ code: 'HUF', taxTotal: 5_199_243 });
+    expect(sut.paymentMeans).toEqual([
+      { code: '59', information: 'SEPA direct debit', account: null, directDebit: { mandateReference: 'MANDATE-0042', creditorId: 'DE98ZZZ09999999999', debitedIban: 'DE75512108001245126199' }, card: null },
+    ]);
+    expect(sut.payee).toEqual({ name: 'Factoring Bank AG', identifier: 'PAYEE-7', legalRegistrationId: 'HRB 99999' });
+    expect(sut.taxRepresentative).toMatchObject({ name: 'Steuervertretung GmbH', vatId: 'DE111222333' });
+    expect(sut.precedingInvoice).toEqual({ number: 'INV/2026/0001', issueDate: '2026-10-01' });
+    expect(sut.seller).toMatchObject({ tradingName: 'Acme Digital', legalRegistrationId: { value: '123456789', scheme: '0060' }, legalInfo: 'Amtsgericht Köln HRB 12345' });
+    expect(sut.buyer).toMatchObject({ identifier: { value: GLN, scheme: '0088' }, contactName: 'Erika Mustermann' });
+    expect(sut.attachments.map(({ id, filename, contentType, description, content }) => ({ id, filename, contentType, description, size: content.length }))).toEqual(
+      files.map(({ id, filename, contentType, description, content }) => ({ id, filename, contentType, description, size: content.length })),
+    );
+  });
+
+  it('takes the account’s transfer account when the invoice has no payment means of its own (invoices from before)', () => {
+    const sut = toEInvoice(makeInvoice());
+    expect(sut.paymentMeans).toEqual([{ code: '58', information: null, account: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', name: 'Acme Design Studio' }, directDebit: null, card: null }]);
+    expect(sut.totals.amountDue).toBe(sut.totals.total);
+  });
+
+  it('refuses an invoice whose listed supporting document has no content', () => {
+    expect(() => toEInvoice(richInvoice())).toThrow(/att_timesheet without its content/);
+  });
+});
+
+describe('renderExport of an invoice with every new term', () => {
+  it('embeds the supporting documents the loader gives, and every export passes the official validator with 0 fatal', async () => {
+    const invoice = richInvoice();
+    const pdf = await printedPdf();
+    const asked: string[] = [];
+    const loader = async (attachment: InvoiceAttachment) => {
+      asked.push(attachment.id);
+      return stored.get(attachment.id)!;
+    };
+    const documents = await Promise.all(
+      EXPORT_KINDS.map(async (kind) => ({ name: kind, bytes: await renderExport(invoice, kind, async () => pdf, loader), xrechnung: kind.endsWith('xrechnung') })),
+    );
+    expect(asked).toHaveLength(EXPORT_KINDS.length * files.length);
+    const ubl = parseXml(documents.find((document) => document.name === 'ubl-en16931')!.bytes);
+    expect(textAt(ubl, 'cac:LegalMonetaryTotal/cbc:PayableAmount')).toBe('2000.00');
+    expect(textAt(ubl, 'cac:LegalMonetaryTotal/cbc:PrepaidAmount')).toBe('23.33');
+    expect(textAt(ubl, 'cac:LegalMonetaryTotal/cbc:TaxExclusiveAmount')).toBe('1891.87');
+    expect(elementsAt(ubl, 'cac:TaxTotal/cbc:TaxAmount').map((amount) => `${amount.textContent} ${amount.getAttribute('currencyID')}`)).toEqual(['131.46 EUR', '51992.43 HUF']);
+    expect(elementsAt(ubl, 'cac:AdditionalDocumentReference/cac:Attachment/cbc:EmbeddedDocumentBinaryObject').map((binary) => binary.getAttribute('filename'))).toEqual(files.map((file) => file.filename));
+    const results = await validateEinvoices(documents);
+    for (const result of results) expect(result.fatal, `${result.name}\n${result.report}`).toBe(0);
+  }, 300_000);
+
+  it('refuses to embed bytes that are not the file the invoice lists, and refuses without a loader', async () => {
+    const invoice = richInvoice();
+    const tampered = async (attachment: InvoiceAttachment) => Buffer.concat([stored.get(attachment.id)!, Buffer.from('x')]);
+    await expect(renderExport(invoice, 'ubl-en16931', async () => Buffer.alloc(0), tampered)).rejects.toThrow(/is not the file the invoice lists/);
+    await expect(renderExport(invoice, 'ubl-en16931', async () => Buffer.alloc(0))).rejects.toThrow(/no attachment loader/);
+  });
+});
