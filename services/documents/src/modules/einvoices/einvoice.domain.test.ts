@@ -7,6 +7,7 @@ import { validateEinvoices } from '../../../test/support/einvoice-validator.ts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
 import { elementsAt, parseXml, textAt } from '../../../test/support/xml-query.ts';
 import { toEInvoice, type EInvoiceAttachment } from './einvoice.domain.ts';
+import { einvoiceProblems } from './einvoice-readiness.domain.ts';
 import { EXPORT_KINDS } from './invoice-export.entity.ts';
 import { renderExport } from './invoice-export.service.ts';
 
@@ -176,5 +177,30 @@ describe('renderExport of an invoice with every new term', () => {
     const tampered = async (attachment: InvoiceAttachment) => Buffer.concat([stored.get(attachment.id)!, Buffer.from('x')]);
     await expect(renderExport(invoice, 'ubl-en16931', async () => Buffer.alloc(0), tampered)).rejects.toThrow(/is not the file the invoice lists/);
     await expect(renderExport(invoice, 'ubl-en16931', async () => Buffer.alloc(0))).rejects.toThrow(/no attachment loader/);
+  });
+});
+
+describe('einvoiceProblems: what the export itself asks beyond billing’s readiness', () => {
+  const withMeans = (means: Partial<Invoice['payment_means'][number]> & Pick<Invoice['payment_means'][number], 'type'>): Invoice =>
+    makeInvoice({
+      payment_means: [
+        { information: null, iban: null, bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null, ...means },
+      ],
+    });
+
+  it('asks XRechnung’s creditor identifier and debited account of a direct debit, and the card’s last digits of a card payment', () => {
+    expect(einvoiceProblems(withMeans({ type: 'sepa_direct_debit', mandate_reference: 'M-1' }), 'xrechnung').map((problem) => problem.path)).toEqual([
+      'payment_means.0.creditor_id',
+      'payment_means.0.debited_iban',
+    ]);
+    expect(einvoiceProblems(withMeans({ type: 'card' }), 'xrechnung')).toEqual([{ path: 'payment_means.0.card_last4', message: expect.stringContaining('BR-DE-24') }]);
+    expect(einvoiceProblems(withMeans({ type: 'sepa_direct_debit' }), 'en16931')).toEqual([]);
+    expect(einvoiceProblems(withMeans({ type: 'sepa_direct_debit', creditor_id: 'DE98ZZZ09999999999', debited_iban: 'DE75512108001245126199' }), 'xrechnung')).toEqual([]);
+  });
+
+  it('needs no due date or payment terms when the prepaid amount leaves nothing due (BR-CO-25)', () => {
+    const invoice = makeInvoice({ due_date: null, footer: null });
+    expect(einvoiceProblems(invoice, 'en16931').map((problem) => problem.path)).toEqual(['due_date']);
+    expect(einvoiceProblems({ ...invoice, prepaid_amount: invoice.total }, 'en16931')).toEqual([]);
   });
 });
