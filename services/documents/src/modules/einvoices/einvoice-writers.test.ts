@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowanceCharge, creditTransfer, line, makeEInvoice, priced, richEInvoice, supportingFiles, GLN, GTIN } from '../../../test/support/einvoices.ts';
+import { EINVOICE_SHAPES } from '../../../test/support/einvoice-shapes.ts';
 import { validateEinvoices, type DocumentToValidate } from '../../../test/support/einvoice-validator.ts';
+import { makeInvoice, makeInvoiceOfShape } from '../../../test/support/invoices.ts';
 import { elementAt, elementsAt, parseXml, textAt, textsAt } from '../../../test/support/xml-query.ts';
 import { writeCiiInvoice } from './cii-invoice.ts';
-import type { EInvoice, EInvoiceAttachment } from './einvoice.domain.ts';
+import { toEInvoice, type EInvoice, type EInvoiceAttachment } from './einvoice.domain.ts';
 import { toFacturXPdf } from './facturx-pdf.ts';
 import { writeUblInvoice } from './ubl-invoice.ts';
 
@@ -358,5 +361,68 @@ describe('EN 16931 business terms beyond the first set', () => {
     for (const element of ['SpecifiedTradeAllowanceCharge', 'TotalPrepaidAmount', 'TaxCurrencyCode', 'PayeeTradeParty', 'SellerTaxRepresentativeTradeParty', 'InvoiceReferencedDocument', 'AdditionalReferencedDocument', 'BasisQuantity']) {
       expect(cii).not.toContain(`:${element}>`);
     }
+  });
+});
+
+/**
+ * SHA-256 over the five exports (UBL, CII, XRechnung UBL and CII, Factur-X) of each invoice shape
+ * the writers knew before invoice periods (BG-14, BG-26), as main's writers at 82178c9 wrote them.
+ * Stored exports are never rewritten, so a new term must leave every document without it byte for
+ * byte as it was; a deliberate change of these outputs goes with a new GENERATOR_VERSION.
+ */
+const DIGESTS_WITHOUT_PERIODS: Record<string, string> = {
+  'every term': 'cd938b5e7503ad683b6d087996957a3a37eb4d966ac5041187b317a6bb1bdf4d',
+  'several credit-transfer accounts': 'e34a52768b43e3649a024b2359c395ff672e4f919cb8e1f76f4f0acacd8b2de9',
+  'SEPA direct debit': 'b8a8d01e7262b87a01e546f405d2e20ecbffdf03427811a60501a93557e06923',
+  'payment card': 'f94144f60a66b2c5247038c19ad04c989f8dd1800d42e405761469e77b8534b3',
+  'PayPal': '71a4296b66a0e0a1d6e68378ae73bdf9603f452f1dae160e39bcd0ba01167a4a',
+  'other payment means': '19333e0d424cc0350ae9bd52cad589d4aa4cbb00d6c00f9c0acf702cbebd6f66',
+  'allowances and charges, as amounts and as percentages': '5967ca5af00c808d7a393c90c40e34f156b028540e90760bd30ddf02a8c47595',
+  'prepaid amount': 'e125e97b1fc5a60292905c433dd9ad048fb4d7e51cc1a102fc185fa7e1899b22',
+  'decimal quantities and prices with a base quantity': '3571de394200db5c28327d3e366df28ae0c68ccc8a5d420b9fad49c0ce9b8564',
+  'VAT in a tax currency (EUR → HUF)': '893c930e74ec339b90717d8a04e5d8a87e16b30aabdef90d9a8320a86e837c68',
+  'exempt groups with VATEX codes': '17f2778664a81b00cd9813637e8ed43081cbcda8ee202c6d0e5c8b6c62517679',
+  'payee': 'b9002b0fcfd366c59d86f1fc7b1dfdc3458f8d70a29ff07d36613f40f92e5e44',
+  'tax representative': 'c720cd8d44540dce452e4044a6cf618955f0b1f5ab52da02c53084c50b5e9301',
+  'supporting documents: PDF, PNG and CSV': '69086be985ec3c4f1e269ad8a24c7398c7ec18a944e23bc57d482ea20961c604',
+  'shape: JPY (no minor unit)': '33f59b8f3f7f1e779031290343abaf63c7231f20be6a6e7729e8588d481b9b9c',
+  'shape: KWD (three decimals)': 'b67b033bb9ea87264bad2852d5d4bfffda98045a084087be9d5bdab68f48eb8d',
+  'shape: exempt (E) beside standard rated': '0ae3eb6b89ed710e2ce9a3dbde18caaed2c83c42dd45be4a919b556da14c77cc',
+  'shape: export outside the EU (G)': '3892cf87365ac2a91ec354b887f449548b3b144cf7350b08a26408c307d4d035',
+  'shape: intra-community supply (K)': '1704a54e9226456f58b8f8184f65596178a3421250e78dcfde53f51f7764d802',
+  'shape: long texts and non-Latin names': '59dd0a35efbf47f6a9ff02b7e9abb7ccf3ae8738f1a32ad51dc6d588abd47e94',
+  'shape: not subject to VAT (O)': 'b8cdebcf551fa80403ad680ed5e40b6cdbc570e250003e4b67865009f18fb1e3',
+  'shape: one VAT rate, quantities above 1': '2e4691d250dc96d3ef5dd1508860558261bbbe71f95e216136e67f1aed832367',
+  'shape: reverse charge (AE)': 'f9165c961ba0bceb316983acb48559672f556f687f96f270982cc880c2e0cadf',
+  'shape: several VAT rates with percent and amount discounts': '6a966803b85ff4e94a5e36c245677a76bd51042d676bd69428e0ae721f0d8535',
+  'invoice with a delivery date': 'd0df4f56a9b1d27031fd2c9aab145fe4dd048e928f7de4ef423c61a76f6e9482',
+  'invoice finalized without a delivery date': '2fb264fd79880ee7be4b34c21adcd79d6808ab53885d8b56c203e0ae8d0c103f',
+};
+
+describe('exports of invoices without periods', () => {
+  it('are byte for byte what the writers wrote before periods, for every shape', async () => {
+    const pdf = await printedPdf();
+    const shapes: { name: string; einvoice: EInvoice }[] = [
+      { name: 'every term', einvoice: rich },
+      ...focusedCases(),
+      ...EINVOICE_SHAPES.map((shape) => ({ name: `shape: ${shape.name}`, einvoice: toEInvoice(makeInvoiceOfShape(shape)) })),
+      { name: 'invoice with a delivery date', einvoice: toEInvoice(makeInvoice()) },
+      { name: 'invoice finalized without a delivery date', einvoice: toEInvoice(makeInvoice({ delivery_date: null })) },
+    ];
+    const digests: Record<string, string> = {};
+    for (const { name, einvoice } of shapes) {
+      const hash = createHash('sha256');
+      for (const bytes of [
+        writeUblInvoice(einvoice, 'en16931'),
+        writeCiiInvoice(einvoice, 'en16931'),
+        writeUblInvoice(einvoice, 'xrechnung'),
+        writeCiiInvoice(einvoice, 'xrechnung'),
+        await toFacturXPdf({ pdf, xml: writeCiiInvoice(einvoice, 'en16931'), at: new Date('2026-11-20T10:00:00Z') }),
+      ]) {
+        hash.update(bytes);
+      }
+      digests[name] = hash.digest('hex');
+    }
+    expect(digests).toEqual(DIGESTS_WITHOUT_PERIODS);
   });
 });
