@@ -7,6 +7,7 @@ import {
   type EInvoiceAttachment,
   type EInvoiceLine,
   type EInvoicePaymentMeans,
+  type EInvoicePeriod,
   type EInvoiceTaxGroup,
   type TaxCategory,
 } from '../../src/modules/einvoices/einvoice.domain.ts';
@@ -34,6 +35,7 @@ export interface LineSpec {
   note?: string | null;
   sellerItemId?: string | null;
   standardItemId?: { value: string; scheme: string | null } | null;
+  period?: EInvoicePeriod | null;
 }
 
 /** A line as billing prices it: round_half_up(quantity × unit amount ÷ base quantity) − discount. */
@@ -64,6 +66,7 @@ export const line = (spec: LineSpec, position = 1): EInvoiceLine => {
     note: spec.note ?? null,
     sellerItemId: spec.sellerItemId ?? null,
     standardItemId: spec.standardItemId ?? null,
+    period: spec.period ?? null,
   };
 };
 
@@ -136,6 +139,7 @@ export const makeEInvoice = (overrides: Partial<EInvoice> = {}): EInvoice =>
     purchaseOrder: null,
     precedingInvoice: null,
     deliveryDate: '2026-11-18',
+    invoicePeriod: null,
     notes: [],
     paymentTerms: 'Payable within 30 days',
     seller: {

@@ -9,6 +9,7 @@ import {
   type EInvoiceAttachment,
   type EInvoiceParty,
   type EInvoicePaymentMeans,
+  type EInvoicePeriod,
   type EInvoiceProfile,
   type SchemedId,
 } from './einvoice.domain.ts';
@@ -20,6 +21,9 @@ import { optional, serializeXml, type XmlNode } from './xml-tree.ts';
 const amount = (minor: number, currency: string): string => amountOf(minor, currency);
 
 const date = (isoDate: string): XmlNode => ({ 'udt:DateTimeString': { '@format': '102', '#': compactDate(isoDate) } });
+
+/** The invoicing period (BG-14) or a line's (BG-26): both days, included. */
+const period = (of: EInvoicePeriod | null): XmlNode | undefined => (of ? { 'ram:StartDateTime': date(of.start), 'ram:EndDateTime': date(of.end) } : undefined);
 
 const postalAddress = (address: Address): XmlNode => ({
   'ram:PostcodeCode': optional(address.postal_code),
@@ -178,6 +182,7 @@ export const writeCiiInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
           'ram:SpecifiedLineTradeDelivery': { 'ram:BilledQuantity': { '@unitCode': line.unitCode, '#': quantityOf(line.quantity) } },
           'ram:SpecifiedLineTradeSettlement': {
             'ram:ApplicableTradeTax': categoryTax(line.taxCategory, line.taxRate),
+            'ram:BillingSpecifiedPeriod': period(line.period),
             'ram:SpecifiedTradeAllowanceCharge':
               line.discountAmount > 0
                 ? {
@@ -200,10 +205,10 @@ export const writeCiiInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
           'ram:BuyerOrderReferencedDocument': optional(einvoice.purchaseOrder, (order) => ({ 'ram:IssuerAssignedID': order })),
           'ram:AdditionalReferencedDocument': einvoice.attachments.map(additionalDocument),
         },
-        // Always written, even where EN 16931 has no delivery term to fill: the CII schema requires the element.
+        // Always written, even empty (an invoicing period instead of a delivery date): the CII schema requires the element.
         'ram:ApplicableHeaderTradeDelivery': {
           'ram:ShipToTradeParty': delivery ? { 'ram:PostalTradeAddress': postalAddress(delivery) } : undefined,
-          'ram:ActualDeliverySupplyChainEvent': { 'ram:OccurrenceDateTime': date(einvoice.deliveryDate) },
+          'ram:ActualDeliverySupplyChainEvent': optional(einvoice.deliveryDate, (day) => ({ 'ram:OccurrenceDateTime': date(day) })),
         },
         'ram:ApplicableHeaderTradeSettlement': {
           'ram:CreditorReferenceID': optional(directDebit?.creditorId),
@@ -222,6 +227,7 @@ export const writeCiiInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
             // 0 for category O as well: XRechnung requires the rate in every breakdown (BR-DE-14).
             'ram:RateApplicablePercent': percentOf(group.rate),
           })),
+          'ram:BillingSpecifiedPeriod': period(einvoice.invoicePeriod),
           'ram:SpecifiedTradeAllowanceCharge': [
             ...einvoice.allowances.map((allowance) => allowanceCharge(allowance, false, currency)),
             ...einvoice.charges.map((charge) => allowanceCharge(charge, true, currency)),

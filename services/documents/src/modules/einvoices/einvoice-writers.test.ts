@@ -364,6 +364,143 @@ describe('EN 16931 business terms beyond the first set', () => {
   });
 });
 
+const OCTOBER = { start: '2026-10-01', end: '2026-10-31' };
+
+/** Invoices that say when they supplied by periods: the service period alone, with a delivery date too, and on lines. */
+const periodCases = (): { name: string; einvoice: EInvoice }[] => [
+  { name: 'service period, no delivery date', einvoice: priced({ ...base(), deliveryDate: null, invoicePeriod: OCTOBER }) },
+  { name: 'service period and delivery date', einvoice: priced({ ...base(), deliveryDate: '2026-10-31', invoicePeriod: OCTOBER }) },
+  {
+    name: 'line periods beside a delivery date',
+    einvoice: priced({
+      ...base(),
+      lines: [
+        line({ description: 'Hosting, October', unitAmount: '4900', period: OCTOBER }, 1),
+        line({ description: 'On-site day', quantity: '8', unitCode: 'HUR', unitAmount: '9500', period: { start: '2026-10-14', end: '2026-10-14' } }, 2),
+        line({ description: 'Setup', unitAmount: '15000' }, 3),
+      ],
+    }),
+  },
+  {
+    name: 'service period and line periods, no delivery date',
+    einvoice: priced({
+      ...base(),
+      deliveryDate: null,
+      invoicePeriod: { start: '2026-09-01', end: '2026-10-31' },
+      lines: [
+        line({ description: 'Hosting, September', unitAmount: '4900', period: { start: '2026-09-01', end: '2026-09-30' } }, 1),
+        line({ description: 'Hosting, October', unitAmount: '4900', period: OCTOBER }, 2),
+      ],
+    }),
+  },
+  {
+    // BR-IC-11 is met by the period alone; the buyer's address stays the deliver-to place (BR-IC-12).
+    name: 'intra-community supply (K) over a service period, no delivery date',
+    einvoice: priced({
+      ...base(),
+      deliveryDate: null,
+      invoicePeriod: OCTOBER,
+      buyer: { ...base().buyer, name: 'Dupont et Fils SARL', taxId: 'FR12345678901', address: { line1: '12 rue de la Paix', line2: null, city: 'Paris', state: null, postal_code: '75002', country: 'FR' } },
+      lines: [line({ description: 'Maintenance contract', unitAmount: '75000', taxCategory: 'K', taxRate: 0, taxExemptionReason: 'Intra-community supply', period: OCTOBER })],
+    }),
+  },
+];
+
+const periodCase = (name: string): EInvoice => periodCases().find((entry) => entry.name === name)!.einvoice;
+const cii = (einvoice: EInvoice) => elementAt(parseXml(writeCiiInvoice(einvoice, 'en16931')), 'rsm:SupplyChainTradeTransaction');
+/** A CII date (format 102) as the ISO date it stands for. */
+const isoOf = (compact: string) => `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6, 8)}`;
+
+describe('Invoicing period (BG-14) and line periods (BG-26)', () => {
+  it('writes each period case in UBL, CII, XRechnung (both syntaxes) and Factur-X, each with 0 fatal from the official validator', async () => {
+    const pdf = await printedPdf();
+    const documents: DocumentToValidate[] = [];
+    for (const { name, einvoice } of periodCases()) {
+      documents.push(
+        { name: `${name} / UBL`, bytes: writeUblInvoice(einvoice, 'en16931'), xrechnung: false },
+        { name: `${name} / CII`, bytes: writeCiiInvoice(einvoice, 'en16931'), xrechnung: false },
+        { name: `${name} / XRechnung UBL`, bytes: writeUblInvoice(einvoice, 'xrechnung'), xrechnung: true },
+        { name: `${name} / XRechnung CII`, bytes: writeCiiInvoice(einvoice, 'xrechnung'), xrechnung: true },
+        { name: `${name} / Factur-X`, bytes: await toFacturXPdf({ pdf, xml: writeCiiInvoice(einvoice, 'en16931'), at: new Date('2026-11-20T10:00:00Z') }), xrechnung: false },
+      );
+    }
+    const results = await validateEinvoices(documents);
+    for (const result of results) expect(result.fatal, `${result.name}\n${result.report}`).toBe(0);
+    // XRechnung's BR-DE-TMP-32 (a delivery date, an invoicing period or a period on every line) holds for each.
+    for (const result of results) expect(result.report, result.name).not.toContain('BR-DE-TMP-32');
+    expect(results).toHaveLength(documents.length);
+  }, 900_000);
+
+  it('states the service period instead of a delivery date when the invoice has no delivery date, in UBL and CII', () => {
+    const einvoice = periodCase('service period, no delivery date');
+    const ubl = parseXml(writeUblInvoice(einvoice, 'en16931'));
+    expect([textAt(ubl, 'cac:InvoicePeriod/cbc:StartDate'), textAt(ubl, 'cac:InvoicePeriod/cbc:EndDate')]).toEqual(['2026-10-01', '2026-10-31']);
+    expect(elementsAt(ubl, 'cac:Delivery')).toHaveLength(0);
+    expect(elementsAt(ubl, 'cac:InvoiceLine/cac:InvoicePeriod')).toHaveLength(0);
+
+    const transaction = cii(einvoice);
+    const period = elementAt(transaction, 'ram:ApplicableHeaderTradeSettlement/ram:BillingSpecifiedPeriod');
+    expect([textAt(period, 'ram:StartDateTime/udt:DateTimeString'), textAt(period, 'ram:EndDateTime/udt:DateTimeString')].map(isoOf)).toEqual(['2026-10-01', '2026-10-31']);
+    expect(elementAt(period, 'ram:StartDateTime/udt:DateTimeString').getAttribute('format')).toBe('102');
+    // The delivery element stays (the schema requires it), empty.
+    expect(elementAt(transaction, 'ram:ApplicableHeaderTradeDelivery').childNodes.length).toBe(0);
+  });
+
+  it('states both when the invoice has a delivery date and a service period', () => {
+    const einvoice = periodCase('service period and delivery date');
+    const ubl = parseXml(writeUblInvoice(einvoice, 'xrechnung'));
+    expect(textAt(ubl, 'cac:Delivery/cbc:ActualDeliveryDate')).toBe('2026-10-31');
+    expect([textAt(ubl, 'cac:InvoicePeriod/cbc:StartDate'), textAt(ubl, 'cac:InvoicePeriod/cbc:EndDate')]).toEqual(['2026-10-01', '2026-10-31']);
+    const transaction = elementAt(parseXml(writeCiiInvoice(einvoice, 'xrechnung')), 'rsm:SupplyChainTradeTransaction');
+    expect(isoOf(textAt(transaction, 'ram:ApplicableHeaderTradeDelivery/ram:ActualDeliverySupplyChainEvent/ram:OccurrenceDateTime/udt:DateTimeString'))).toBe('2026-10-31');
+    expect(isoOf(textAt(transaction, 'ram:ApplicableHeaderTradeSettlement/ram:BillingSpecifiedPeriod/ram:StartDateTime/udt:DateTimeString'))).toBe('2026-10-01');
+    expect(isoOf(textAt(transaction, 'ram:ApplicableHeaderTradeSettlement/ram:BillingSpecifiedPeriod/ram:EndDateTime/udt:DateTimeString'))).toBe('2026-10-31');
+  });
+
+  it('gives each line its own period, and none to a line without one', () => {
+    const einvoice = periodCase('line periods beside a delivery date');
+    const ubl = parseXml(writeUblInvoice(einvoice, 'en16931'));
+    expect(elementsAt(ubl, 'cac:InvoicePeriod')).toHaveLength(0);
+    expect(textAt(ubl, 'cac:Delivery/cbc:ActualDeliveryDate')).toBe('2026-11-18');
+    const ublPeriods = elementsAt(ubl, 'cac:InvoiceLine').map((entry) => [...textsAt(entry, 'cac:InvoicePeriod/cbc:StartDate'), ...textsAt(entry, 'cac:InvoicePeriod/cbc:EndDate')]);
+    expect(ublPeriods).toEqual([['2026-10-01', '2026-10-31'], ['2026-10-14', '2026-10-14'], []]);
+
+    const transaction = cii(einvoice);
+    expect(elementsAt(transaction, 'ram:ApplicableHeaderTradeSettlement/ram:BillingSpecifiedPeriod')).toHaveLength(0);
+    const ciiPeriods = elementsAt(transaction, 'ram:IncludedSupplyChainTradeLineItem').map((entry) =>
+      [
+        ...textsAt(entry, 'ram:SpecifiedLineTradeSettlement/ram:BillingSpecifiedPeriod/ram:StartDateTime/udt:DateTimeString'),
+        ...textsAt(entry, 'ram:SpecifiedLineTradeSettlement/ram:BillingSpecifiedPeriod/ram:EndDateTime/udt:DateTimeString'),
+      ].map(isoOf),
+    );
+    expect(ciiPeriods).toEqual(ublPeriods);
+  });
+
+  it('places the periods where the schemas’ sequences put them', () => {
+    const einvoice = periodCase('service period and line periods, no delivery date');
+    const childNames = (element: ReturnType<typeof parseXml>) => Array.from(element.childNodes).filter((child) => child.nodeType === 1).map((child) => (child as typeof element).localName);
+    const ubl = parseXml(writeUblInvoice(einvoice, 'en16931'));
+    const header = childNames(ubl);
+    expect(header.slice(header.indexOf('BuyerReference'), header.indexOf('BuyerReference') + 2)).toEqual(['BuyerReference', 'InvoicePeriod']);
+    expect(childNames(elementsAt(ubl, 'cac:InvoiceLine')[0]!)).toEqual(['ID', 'InvoicedQuantity', 'LineExtensionAmount', 'InvoicePeriod', 'Item', 'Price']);
+    const transaction = cii(einvoice);
+    const settlement = childNames(elementAt(transaction, 'ram:ApplicableHeaderTradeSettlement'));
+    expect(settlement.indexOf('BillingSpecifiedPeriod')).toBe(settlement.lastIndexOf('ApplicableTradeTax') + 1);
+    expect(childNames(elementAt(elementsAt(transaction, 'ram:IncludedSupplyChainTradeLineItem')[0]!, 'ram:SpecifiedLineTradeSettlement'))).toEqual([
+      'ApplicableTradeTax',
+      'BillingSpecifiedPeriod',
+      'SpecifiedTradeSettlementLineMonetarySummation',
+    ]);
+  });
+
+  it('keeps the deliver-to country of an intra-community supply stated by its service period', () => {
+    const ubl = parseXml(writeUblInvoice(periodCase('intra-community supply (K) over a service period, no delivery date'), 'en16931'));
+    expect(elementsAt(ubl, 'cac:Delivery/cbc:ActualDeliveryDate')).toHaveLength(0);
+    expect(textAt(ubl, 'cac:Delivery/cac:DeliveryLocation/cac:Address/cac:Country/cbc:IdentificationCode')).toBe('FR');
+    expect(textAt(ubl, 'cac:InvoicePeriod/cbc:StartDate')).toBe('2026-10-01');
+  });
+});
+
 /**
  * SHA-256 over the five exports (UBL, CII, XRechnung UBL and CII, Factur-X) of each invoice shape
  * the writers knew before invoice periods (BG-14, BG-26), as main's writers at 82178c9 wrote them.

@@ -87,6 +87,12 @@ export interface EInvoiceAllowanceCharge {
   taxRate: number;
 }
 
+/** A period with both days included, ISO dates: the invoicing period (BG-14: BT-73, BT-74) or a line's (BG-26: BT-134, BT-135). */
+export interface EInvoicePeriod {
+  start: string;
+  end: string;
+}
+
 /** A supporting document (BG-24) embedded in the invoice (BT-125). */
 export interface EInvoiceAttachment {
   /** BT-122. */
@@ -133,6 +139,8 @@ export interface EInvoiceLine {
   sellerItemId: string | null;
   /** Standard item identifier (BT-157) with its scheme (ISO 6523 ICD, `0160` for a GTIN); written only with a scheme (BR-64). */
   standardItemId: SchemedId | null;
+  /** Invoice line period (BG-26). */
+  period: EInvoicePeriod | null;
 }
 
 /** One VAT breakdown (BG-23): the lines, allowances and charges of one category and rate, as billing summed them. */
@@ -185,7 +193,10 @@ export interface EInvoice {
   purchaseOrder: string | null;
   /** Preceding invoice reference (BG-3: BT-25, BT-26). */
   precedingInvoice: { number: string; issueDate: string | null } | null;
-  deliveryDate: string;
+  /** Actual delivery date (BT-72); null when the invoice states when it supplied by its invoicing period instead. */
+  deliveryDate: string | null;
+  /** Invoicing period (BG-14): the invoice's service period. */
+  invoicePeriod: EInvoicePeriod | null;
   /** Free texts (BT-22): notes and payment instructions. */
   notes: string[];
   /** Payment terms (BT-20): the footer. */
@@ -251,6 +262,7 @@ const toLine = (line: InvoiceLine, index: number): EInvoiceLine => ({
   note: text(line.note),
   sellerItemId: text(line.sku),
   standardItemId: schemed(line.standard_id, line.standard_id_scheme),
+  period: line.period ? { start: line.period.start, end: line.period.end } : null,
 });
 
 const toAllowanceCharge = (entry: DocumentAllowanceCharge): EInvoiceAllowanceCharge => ({
@@ -340,7 +352,12 @@ export const toEInvoice = (invoice: Invoice, attachmentContents: ReadonlyMap<str
     buyerReference: text(invoice.buyer_reference),
     purchaseOrder: text(invoice.purchase_order),
     precedingInvoice: invoice.preceding_invoice ? { number: invoice.preceding_invoice.number, issueDate: invoice.preceding_invoice.issue_date } : null,
-    deliveryDate: invoice.delivery_date ?? invoice.issue_date,
+    // Finalization fills an empty delivery date with the issue date unless a service period says
+    // when the service was supplied (§ 14 (4) 6. UStG needs one of the two, EN 16931 allows both):
+    // an issue date here would state a delivery the seller never named. Invoices finalized before
+    // that rule have neither and keep the issue date they were always exported with.
+    deliveryDate: invoice.delivery_date ?? (invoice.service_period ? null : invoice.issue_date),
+    invoicePeriod: invoice.service_period ? { start: invoice.service_period.start, end: invoice.service_period.end } : null,
     notes,
     paymentTerms: text(invoice.footer),
     seller: {

@@ -9,6 +9,7 @@ import {
   type EInvoiceAttachment,
   type EInvoiceParty,
   type EInvoicePaymentMeans,
+  type EInvoicePeriod,
   type EInvoiceProfile,
   type SchemedId,
 } from './einvoice.domain.ts';
@@ -155,6 +156,9 @@ const allowanceCharge = (entry: EInvoiceAllowanceCharge, isCharge: boolean, curr
   'cac:TaxCategory': taxCategory(entry.taxCategory, entry.taxRate, null),
 });
 
+/** The invoicing period (BG-14) or a line's (BG-26): both days, included. */
+const period = (of: EInvoicePeriod | null): XmlNode | undefined => (of ? { 'cbc:StartDate': of.start, 'cbc:EndDate': of.end } : undefined);
+
 /** A supporting document (BG-24) with its content embedded (BT-125). */
 const additionalDocument = (attachment: EInvoiceAttachment): XmlNode => ({
   'cbc:ID': attachment.id,
@@ -183,6 +187,7 @@ export const writeUblInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
       'cbc:DocumentCurrencyCode': currency,
       'cbc:TaxCurrencyCode': optional(taxCurrency?.code),
       'cbc:BuyerReference': optional(einvoice.buyerReference),
+      'cac:InvoicePeriod': period(einvoice.invoicePeriod),
       'cac:OrderReference': optional(einvoice.purchaseOrder, (order) => ({ 'cbc:ID': order })),
       'cac:BillingReference': einvoice.precedingInvoice
         ? { 'cac:InvoiceDocumentReference': { 'cbc:ID': einvoice.precedingInvoice.number, 'cbc:IssueDate': optional(einvoice.precedingInvoice.issueDate) } }
@@ -192,11 +197,14 @@ export const writeUblInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
       'cac:AccountingCustomerParty': { 'cac:Party': party(einvoice, 'buyer') },
       'cac:PayeeParty': payeeParty(einvoice),
       'cac:TaxRepresentativeParty': taxRepresentativeParty(einvoice),
-      'cac:Delivery': {
-        'cbc:ActualDeliveryDate': einvoice.deliveryDate,
-        // An intra-community supply names the country it was delivered to (BR-IC-12).
-        'cac:DeliveryLocation': delivery ? { 'cac:Address': postalAddress(delivery) } : undefined,
-      },
+      'cac:Delivery':
+        einvoice.deliveryDate || delivery
+          ? {
+              'cbc:ActualDeliveryDate': optional(einvoice.deliveryDate),
+              // An intra-community supply names the country it was delivered to (BR-IC-12).
+              'cac:DeliveryLocation': delivery ? { 'cac:Address': postalAddress(delivery) } : undefined,
+            }
+          : undefined,
       'cac:PaymentMeans': einvoice.paymentMeans.map((means, index) => paymentMeans(einvoice, means, index)),
       'cac:PaymentTerms': optional(einvoice.paymentTerms, (terms) => ({ 'cbc:Note': terms })),
       'cac:AllowanceCharge': [
@@ -229,6 +237,7 @@ export const writeUblInvoice = (einvoice: EInvoice, profile: EInvoiceProfile): B
         'cbc:Note': optional(line.note),
         'cbc:InvoicedQuantity': { '@unitCode': line.unitCode, '#': quantityOf(line.quantity) },
         'cbc:LineExtensionAmount': money(line.netAmount, currency),
+        'cac:InvoicePeriod': period(line.period),
         'cac:AllowanceCharge':
           line.discountAmount > 0
             ? {
