@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { supportingFiles, GLN, GTIN } from '../../../test/support/einvoices.ts';
 import { validateEinvoices } from '../../../test/support/einvoice-validator.ts';
 import { makeInvoice } from '../../../test/support/invoices.ts';
-import { elementsAt, parseXml, textAt } from '../../../test/support/xml-query.ts';
+import { elementsAt, parseXml, textAt, textsAt } from '../../../test/support/xml-query.ts';
 import { toEInvoice, type EInvoiceAttachment } from './einvoice.domain.ts';
 import { einvoiceProblems } from './einvoice-readiness.domain.ts';
 import { EXPORT_KINDS } from './invoice-export.entity.ts';
@@ -149,6 +149,68 @@ describe('toEInvoice: the Invoice contract’s EN 16931 terms beyond the first s
   });
 });
 
+const OCTOBER = { start: '2026-10-01', end: '2026-10-31' };
+
+/**
+ * A finalized invoice for October's services, as billing answers it: finalization left the
+ * delivery date empty because a service period says when (freezeDraft), and each line carries its period.
+ */
+const octoberInvoice = (): Invoice => {
+  const base = makeInvoice({ delivery_date: null, service_period: OCTOBER });
+  const [workshop, brochures, travel] = base.lines.data as [Invoice['lines']['data'][number], Invoice['lines']['data'][number], Invoice['lines']['data'][number]];
+  return {
+    ...base,
+    lines: { object: 'list', data: [{ ...workshop, period: { start: '2026-10-05', end: '2026-10-06' } }, { ...brochures, period: OCTOBER }, travel] },
+  };
+};
+
+describe('toEInvoice: delivery date (BT-72), invoicing period (BG-14) and line periods (BG-26)', () => {
+  it('states the service period and no delivery date when finalization left the delivery date empty for it', () => {
+    const sut = toEInvoice(octoberInvoice());
+    expect(sut.deliveryDate).toBeNull();
+    expect(sut.invoicePeriod).toEqual(OCTOBER);
+    expect(sut.lines.map((line) => line.period)).toEqual([{ start: '2026-10-05', end: '2026-10-06' }, OCTOBER, null]);
+  });
+
+  it('states both when the invoice has a delivery date beside its service period', () => {
+    const sut = toEInvoice(makeInvoice({ delivery_date: '2026-10-31', service_period: OCTOBER }));
+    expect([sut.deliveryDate, sut.invoicePeriod]).toEqual(['2026-10-31', OCTOBER]);
+  });
+
+  it('keeps the issue date as delivery date of an invoice finalized with neither (before finalization filled it)', () => {
+    const sut = toEInvoice(makeInvoice({ delivery_date: null, service_period: null }));
+    expect([sut.deliveryDate, sut.invoicePeriod]).toEqual(['2026-11-20', null]);
+    expect(sut.lines.every((line) => line.period === null)).toBe(true);
+  });
+});
+
+describe('renderExport of an invoice for a service period', () => {
+  it('writes the periods in every export, which passes the official validator with 0 fatal', async () => {
+    const invoice = octoberInvoice();
+    const pdf = await printedPdf();
+    const documents = await Promise.all(EXPORT_KINDS.map(async (kind) => ({ name: kind, bytes: await renderExport(invoice, kind, async () => pdf), xrechnung: kind.endsWith('xrechnung') })));
+    for (const kind of ['ubl-en16931', 'ubl-xrechnung'] as const) {
+      const ubl = parseXml(documents.find((document) => document.name === kind)!.bytes);
+      expect([textAt(ubl, 'cac:InvoicePeriod/cbc:StartDate'), textAt(ubl, 'cac:InvoicePeriod/cbc:EndDate')]).toEqual(['2026-10-01', '2026-10-31']);
+      expect(elementsAt(ubl, 'cac:Delivery')).toHaveLength(0);
+      expect(elementsAt(ubl, 'cac:InvoiceLine').map((line) => textsAt(line, 'cac:InvoicePeriod/cbc:StartDate'))).toEqual([['2026-10-05'], ['2026-10-01'], []]);
+    }
+    for (const kind of ['cii-en16931', 'cii-xrechnung'] as const) {
+      const transaction = elementsAt(parseXml(documents.find((document) => document.name === kind)!.bytes), 'rsm:SupplyChainTradeTransaction')[0]!;
+      expect(textAt(transaction, 'ram:ApplicableHeaderTradeSettlement/ram:BillingSpecifiedPeriod/ram:EndDateTime/udt:DateTimeString')).toBe('20261031');
+      expect(elementsAt(transaction, 'ram:ApplicableHeaderTradeDelivery/ram:ActualDeliverySupplyChainEvent')).toHaveLength(0);
+      expect(elementsAt(transaction, 'ram:IncludedSupplyChainTradeLineItem').map((line) => textsAt(line, 'ram:SpecifiedLineTradeSettlement/ram:BillingSpecifiedPeriod/ram:EndDateTime/udt:DateTimeString'))).toEqual([
+        ['20261006'],
+        ['20261031'],
+        [],
+      ]);
+    }
+    const results = await validateEinvoices(documents);
+    for (const result of results) expect(result.fatal, `${result.name}\n${result.report}`).toBe(0);
+    expect(results).toHaveLength(EXPORT_KINDS.length);
+  }, 300_000);
+});
+
 describe('renderExport of an invoice with every new term', () => {
   it('embeds the supporting documents the loader gives, and every export passes the official validator with 0 fatal', async () => {
     const invoice = richInvoice();
@@ -196,6 +258,13 @@ describe('einvoiceProblems: what the export itself asks beyond billing’s readi
     expect(einvoiceProblems(withMeans({ type: 'card' }), 'xrechnung')).toEqual([{ path: 'payment_means.0.card_last4', message: expect.stringContaining('BR-DE-24') }]);
     expect(einvoiceProblems(withMeans({ type: 'sepa_direct_debit' }), 'en16931')).toEqual([]);
     expect(einvoiceProblems(withMeans({ type: 'sepa_direct_debit', creditor_id: 'DE98ZZZ09999999999', debited_iban: 'DE75512108001245126199' }), 'xrechnung')).toEqual([]);
+  });
+
+  it('takes the service period of an intra-community supply for its delivery date (BR-IC-11)', () => {
+    const supply = makeInvoice({ delivery_date: null, lineInputs: [{ description: 'Maintenance contract', unit_amount: 75_000, tax_category: 'K', tax_exemption_reason: 'Intra-community supply' }] });
+    const foreignBuyer = { ...supply.customer_snapshot!, tax_id: 'FR12345678901', address: { ...supply.customer_snapshot!.address, country: 'FR' } };
+    expect(einvoiceProblems({ ...supply, customer_snapshot: foreignBuyer }, 'xrechnung').map((problem) => problem.path)).toEqual(['delivery_date']);
+    expect(einvoiceProblems({ ...supply, customer_snapshot: foreignBuyer, service_period: OCTOBER }, 'xrechnung')).toEqual([]);
   });
 
   it('needs no due date or payment terms when the prepaid amount leaves nothing due (BR-CO-25)', () => {
