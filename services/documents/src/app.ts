@@ -2,7 +2,7 @@ import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-ki
 import type { Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { registerInvoiceExportRoutes } from './modules/einvoices/invoice-export.routes.ts';
-import { createExportCache, invoiceExportService, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
+import { createExportCache, invoiceExportService, type AttachmentContentOf, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
 import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
 import { invoicePdfService, type PdfCache } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { pdfDownloadService } from './modules/invoice-pdfs/pdf-download.service.ts';
@@ -23,6 +23,8 @@ export interface DocumentsAppDeps {
   pdfCache?: PdfCache;
   /** Stored e-invoice exports held in memory; default: 32 MB. */
   exportCache?: ExportCache;
+  /** The bytes of an invoice's supporting documents, from billing; without it, invoices that list any have no e-invoice exports. */
+  attachmentContentOf?: AttachmentContentOf;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   clock: Clock;
@@ -31,13 +33,27 @@ export interface DocumentsAppDeps {
 }
 
 /** Documents' HTTP app: invoice PDFs, e-invoice exports and the public invoice page. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, billing, printer, templates, pdfCache, exportCache = createExportCache(32 * 1024 * 1024), announce, clock, checkReadiness, logger = loggerOptions('documents', 'silent') }: DocumentsAppDeps) => {
+export const buildApp = ({
+  orm,
+  internalToken,
+  billing,
+  printer,
+  templates,
+  pdfCache,
+  exportCache = createExportCache(32 * 1024 * 1024),
+  attachmentContentOf,
+  announce,
+  clock,
+  checkReadiness,
+  logger = loggerOptions('documents', 'silent'),
+}: DocumentsAppDeps) => {
   const app = createServiceApp({ name: 'documents', logger, internalToken, orm, checkReadiness });
   const pdfs = invoicePdfService({ em: orm.em, billing, printer, clock, cache: pdfCache });
   const exports = invoiceExportService({
     em: orm.em,
     billing,
     pdfBytesOf: async (workspaceId, invoice) => (await pdfs.forInvoice(workspaceId, invoice)).content,
+    attachmentContentOf,
     cache: exportCache,
     clock,
   });

@@ -17,6 +17,7 @@ export type ReadinessInput = Pick<
   | 'currency'
   | 'buyer_reference'
   | 'delivery_date'
+  | 'service_period'
   | 'business_snapshot'
   | 'customer_snapshot'
   | 'lines'
@@ -110,8 +111,8 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
   if (categories.includes('O') && categories.length > 1) {
     lack('lines', 'BR-O-11', 'lines not subject to VAT (O) cannot share an invoice with lines of another category');
   }
-  if (categories.includes('K') && invoice.delivery_date == null) {
-    lack('delivery_date', 'BR-IC-11', 'an intra-community supply (K) needs the actual delivery date (BT-72)');
+  if (categories.includes('K') && invoice.delivery_date == null && invoice.service_period == null) {
+    lack('delivery_date', 'BR-IC-11', 'an intra-community supply (K) needs the actual delivery date (BT-72) or the service period (BG-14)');
   }
   lines.forEach((line, index) => {
     if (line.tax_category === 'E' && line.tax_rate !== 0) lack(`lines.data.${index}.tax_rate`, 'BR-E-05', `an exempt (E) line charges no VAT: its rate must be 0, not ${line.tax_rate}`);

@@ -31,8 +31,34 @@ export const amountOf = (minor: number, currency: string): string => {
   return excess > 0 ? exact.slice(0, -excess) : exact;
 };
 
-/** A price (BT-146), which may carry every decimal of the currency. */
-export const priceOf = decimalOf;
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * A price (BT-146) from minor units given as an exact decimal string, in major units with every
+ * decimal of the currency and any finer ones it has: `9500` EUR → `95.00`, `0.125` EUR → `0.00125`,
+ * `12.5` JPY → `12.5`. Digits are moved, never computed, so no binary fraction creeps in.
+ */
+export const priceOf = (minor: string, currency: string): string => {
+  const match = DECIMAL.exec(minor);
+  if (!match) throw new RangeError(`${minor} is not a non-negative decimal amount in minor units`);
+  const [, whole = '0', fraction = ''] = match;
+  const extra = fraction.replace(/0+$/, '');
+  const exponent = minorUnitExponent(currency);
+  const digits = whole.replace(/^0+(?=\d)/, '').padStart(exponent + 1, '0');
+  const major = digits.slice(0, digits.length - exponent);
+  const decimals = `${digits.slice(digits.length - exponent)}${extra}`;
+  return decimals === '' ? major : `${major}.${decimals}`;
+};
+
+/** A quantity (BT-129, BT-149) as an exact decimal without trailing zeros: `7.50` → `7.5`, `12` → `12`. */
+export const quantityOf = (quantity: string): string => {
+  const match = DECIMAL.exec(quantity);
+  if (!match) throw new RangeError(`${quantity} is not a non-negative decimal quantity`);
+  const [, whole = '0', fraction = ''] = match;
+  const decimals = fraction.replace(/0+$/, '');
+  const integer = whole.replace(/^0+(?=\d)/, '');
+  return decimals === '' ? integer : `${integer}.${decimals}`;
+};
 
 /** A percentage without binary noise: 19 → `19`, 8.5 → `8.5`, 7.25 → `7.25`. */
 export const percentOf = (value: number): string => String(Number(value.toFixed(4)));

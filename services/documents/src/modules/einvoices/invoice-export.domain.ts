@@ -6,7 +6,7 @@ import type { ExportKind } from './invoice-export.entity.ts';
  * Version of the writers: recorded on each stored export like a PDF's template version. Stored
  * exports are never rewritten; a change of output goes with a new version.
  */
-export const GENERATOR_VERSION = 'en16931-1';
+export const GENERATOR_VERSION = 'en16931-3';
 
 export const xmlKindOf = (syntax: EinvoiceSyntax, profile: EInvoiceProfile): ExportKind => `${syntax}-${profile}`;
 

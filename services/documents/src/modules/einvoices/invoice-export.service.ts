@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EinvoiceSyntax, Invoice } from '@invoicing/contracts';
+import type { EinvoiceSyntax, Invoice, InvoiceAttachment } from '@invoicing/contracts';
 import { invalidRequest, type Caller } from '@invoicing/service-kit';
 import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,6 +14,31 @@ import { invoiceExportRepository } from './invoice-export.repository.ts';
 
 /** The stored PDF's bytes of a finalized invoice (printed now if it has none yet): the page of a Factur-X. */
 export type PdfBytesOf = (workspaceId: string, invoice: Invoice) => Promise<Buffer>;
+
+/**
+ * The bytes of one supporting document (BG-24) of a finalized invoice, as billing stores them:
+ * the seam where documents fetches them from billing. The exports embed them (BT-125).
+ */
+export type AttachmentContentOf = (workspaceId: string, invoice: Invoice, attachment: InvoiceAttachment) => Promise<Buffer>;
+
+/**
+ * Each supporting document's bytes, checked against the size and SHA-256 the invoice froze: an
+ * export is stored for good, so it must never embed anything but the file the invoice lists.
+ */
+const loadAttachments = async (invoice: Invoice, contentOf: ((attachment: InvoiceAttachment) => Promise<Buffer>) | undefined): Promise<Map<string, Buffer>> => {
+  const contents = new Map<string, Buffer>();
+  if (invoice.attachments.length === 0) return contents;
+  if (!contentOf) throw new Error(`Invoice ${invoice.id} has supporting documents and no attachment loader is configured`);
+  for (const attachment of invoice.attachments) {
+    const content = await contentOf(attachment);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    if (content.length !== attachment.size || sha256 !== attachment.sha256) {
+      throw new Error(`Supporting document ${attachment.id} of invoice ${invoice.id} is not the file the invoice lists (${content.length} bytes, SHA-256 ${sha256})`);
+    }
+    contents.set(attachment.id, content);
+  }
+  return contents;
+};
 
 const PROFILE_NAMES: Record<EInvoiceProfile, string> = { en16931: 'EN 16931', xrechnung: 'XRechnung 3.0' };
 
@@ -56,9 +81,14 @@ const loadWriters = async () => {
   return { writeCiiInvoice, writeUblInvoice, toFacturXPdf };
 };
 
-/** Writes one export of a finalized invoice that is ready for its profile. */
-export const renderExport = async (invoice: Invoice, kind: ExportKind, pdfBytes: () => Promise<Buffer>): Promise<Buffer> => {
-  const einvoice = toEInvoice(invoice);
+/** Writes one export of a finalized invoice that is ready for its profile, its supporting documents embedded. */
+export const renderExport = async (
+  invoice: Invoice,
+  kind: ExportKind,
+  pdfBytes: () => Promise<Buffer>,
+  attachmentContent?: (attachment: InvoiceAttachment) => Promise<Buffer>,
+): Promise<Buffer> => {
+  const einvoice = toEInvoice(invoice, await loadAttachments(invoice, attachmentContent));
   const { writeCiiInvoice, writeUblInvoice, toFacturXPdf } = await loadWriters();
   if (kind === 'facturx') {
     const xml = writeCiiInvoice(einvoice, 'en16931');
@@ -71,13 +101,15 @@ export const renderExport = async (invoice: Invoice, kind: ExportKind, pdfBytes:
 export interface InvoiceExportDocumentsDeps {
   em: EntityManager;
   pdfBytesOf: PdfBytesOf;
+  /** The supporting documents' bytes; without it, an invoice that lists any cannot be exported. */
+  attachmentContentOf?: AttachmentContentOf;
   /** Stored exports held in memory; default: none. */
   cache?: ExportCache;
   clock: Clock;
 }
 
 /** Each kind of export of finalized invoices as a stored document: written once, then served as stored. */
-export const invoiceExportDocuments = ({ em, pdfBytesOf, cache, clock }: InvoiceExportDocumentsDeps): Record<ExportKind, StoredDocument<InvoiceExportRow>> => {
+export const invoiceExportDocuments = ({ em, pdfBytesOf, attachmentContentOf, cache, clock }: InvoiceExportDocumentsDeps): Record<ExportKind, StoredDocument<InvoiceExportRow>> => {
   const exports = invoiceExportRepository(em);
   const documentOf = (kind: ExportKind) =>
     storedDocument<InvoiceExportRow>({
@@ -86,7 +118,12 @@ export const invoiceExportDocuments = ({ em, pdfBytesOf, cache, clock }: Invoice
       addIfAbsent: exports.addIfAbsent,
       render: async (workspaceId, invoice) => {
         refuseUnready(invoice, profileOfKind(kind));
-        const content = await renderExport(invoice, kind, () => pdfBytesOf(workspaceId, invoice));
+        const content = await renderExport(
+          invoice,
+          kind,
+          () => pdfBytesOf(workspaceId, invoice),
+          attachmentContentOf && ((attachment) => attachmentContentOf(workspaceId, invoice, attachment)),
+        );
         return {
           invoiceId: invoiceUuidOf(invoice),
           kind,
@@ -109,8 +146,8 @@ export interface InvoiceExportDeps extends InvoiceExportDocumentsDeps {
 }
 
 /** Stored e-invoice exports: served as stored, written and stored on first need. */
-export const invoiceExportService = ({ em, billing, pdfBytesOf, cache, clock }: InvoiceExportDeps) => {
-  const documents = invoiceExportDocuments({ em, pdfBytesOf, cache, clock });
+export const invoiceExportService = ({ em, billing, pdfBytesOf, attachmentContentOf, cache, clock }: InvoiceExportDeps) => {
+  const documents = invoiceExportDocuments({ em, pdfBytesOf, attachmentContentOf, cache, clock });
   const forCaller = (caller: Caller, id: string, kind: ExportKind): Promise<InvoiceExportRow> => documentForCaller(documents[kind], { billing, caller, id, draftLacks: 'e-invoices' });
 
   return {
@@ -130,11 +167,20 @@ export type InvoiceExportService = ReturnType<typeof invoiceExportService>;
 /**
  * On finalization: every export the invoice is ready for, written once and stored (a redelivered
  * event finds them stored). The Factur-X needs the printed PDF; without one (no Chromium) it is
- * written on its first download.
+ * written on its first download. So are the exports of an invoice with supporting documents when
+ * no loader of their bytes is given.
  */
-export const storeFinalizedExports = async (em: EntityManager, workspaceId: string, invoice: Invoice, pdf: Buffer | undefined, clock: Clock): Promise<ExportKind[]> => {
+export const storeFinalizedExports = async (
+  em: EntityManager,
+  workspaceId: string,
+  invoice: Invoice,
+  pdf: Buffer | undefined,
+  clock: Clock,
+  attachmentContentOf?: AttachmentContentOf,
+): Promise<ExportKind[]> => {
+  if (invoice.attachments.length > 0 && !attachmentContentOf) return [];
   const have = await invoiceExportRepository(em).storedKinds(workspaceId, invoiceUuidOf(invoice));
-  const documents = invoiceExportDocuments({ em, pdfBytesOf: async () => pdf!, clock });
+  const documents = invoiceExportDocuments({ em, pdfBytesOf: async () => pdf!, attachmentContentOf, clock });
   const stored: ExportKind[] = [];
   for (const kind of EXPORT_KINDS) {
     if (have.has(kind) || (kind === 'facturx' && pdf === undefined)) continue;
