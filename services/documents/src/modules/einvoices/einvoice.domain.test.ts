@@ -242,7 +242,7 @@ describe('renderExport of an invoice with every new term', () => {
   });
 });
 
-describe('einvoiceProblems: what the export itself asks beyond billing’s readiness', () => {
+describe('einvoiceProblems: billing’s readiness and what the export asks beyond it', () => {
   const withMeans = (means: Partial<Invoice['payment_means'][number]> & Pick<Invoice['payment_means'][number], 'type'>): Invoice =>
     makeInvoice({
       payment_means: [
