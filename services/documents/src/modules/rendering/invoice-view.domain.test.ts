@@ -234,6 +234,18 @@ describe('the printed invoice view', () => {
       expect(withMeans('en-GB', { type: 'other' }).means).toEqual([]);
     });
 
+    it.each([
+      ['de-DE', 'Vorauszahlung', 'Zahlbetrag (EUR)', 'Steuervertreter', 'Anlagen', 'Zahlungsempfänger'],
+      ['fr-FR', 'Acompte versé', 'Net à payer (EUR)', 'Représentant fiscal', 'Pièces justificatives', 'Bénéficiaire du paiement'],
+      ['es-ES', 'Pagado por anticipado', 'Importe a pagar (EUR)', 'Representante fiscal', 'Documentos justificativos', 'Beneficiario del pago'],
+      ['it-IT', 'Acconto versato', 'Netto a pagare (EUR)', 'Rappresentante fiscale', 'Documenti allegati', 'Beneficiario del pagamento'],
+      ['nl-NL', 'Vooruitbetaald bedrag', 'Te betalen (EUR)', 'Fiscaal vertegenwoordiger', 'Bijlagen', 'Begunstigde'],
+    ])('labels the new terms in %s', (locale, prepaid, due, representative, attachments, payee) => {
+      const sut = toInvoiceDocumentView(makeRichInvoice({ locale }));
+      expect(sut.settlement.map((row) => row.label)).toEqual([prepaid, due]);
+      expect([sut.labels.tax_representative, sut.labels.attachments, sut.labels.payment_to]).toEqual([representative, attachments, payee]);
+    });
+
     it('writes a unit price per 100 and quantities with their unit in each language', () => {
       const invoice = makeInvoice({
         locale: 'de-DE',

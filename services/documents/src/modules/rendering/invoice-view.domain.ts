@@ -329,10 +329,11 @@ const fieldsFrom = (entries: [string, string | null | undefined][]): FieldView[]
 /** "Allowance: Loyalty (5% of €1,000.00)": the reason (or its code) and, for a percentage, what it is a percentage of. */
 const adjustmentRowOf = (adjustment: DocumentAllowanceCharge, kind: 'allowance' | 'charge', { t, formats, money }: Writer): TotalRow => {
   const reason = nonBlank(adjustment.reason) ?? t('reason_code', { code: adjustment.reason_code ?? '' });
-  const label = t('adjustment', { kind: t(kind), reason });
-  const ofBase =
-    adjustment.percent !== null && adjustment.base_amount !== null ? ` (${t('of_base', { percent: formats.percent(adjustment.percent), base: money(adjustment.base_amount) })})` : '';
-  return { label: `${label}${ofBase}`, amount: money(kind === 'allowance' ? -adjustment.amount : adjustment.amount) };
+  const label =
+    adjustment.percent !== null && adjustment.base_amount !== null
+      ? t('adjustment_of_base', { kind: t(kind), reason, percent: formats.percent(adjustment.percent), base: money(adjustment.base_amount) })
+      : t('adjustment', { kind: t(kind), reason });
+  return { label, amount: money(kind === 'allowance' ? -adjustment.amount : adjustment.amount) };
 };
 
 /** From the lines' total to the taxable amount and VAT (EN 16931 BG-22): line discounts, then each document allowance and charge. */
@@ -413,8 +414,14 @@ const exemptionsOf = (invoice: Invoice, writer: Writer): string[] =>
       const reason = nonBlank(group.tax_exemption_reason);
       const sentences = codes.map((code) => vatexSentence(code, writer)).filter((sentence): sentence is string => sentence !== null);
       const stated = reason ?? (sentences.length ? sentences.join('; ') : null);
-      const codeNote = codes.length ? ` (${codes.join(', ')})` : '';
-      const line = stated ? writer.t('exemption', { category, reason: `${stated}${codeNote}` }) : codes.length ? `${category}${codeNote}` : null;
+      const code = codes.join(', ');
+      const line = stated
+        ? code
+          ? writer.t('exemption_coded', { category, reason: stated, code })
+          : writer.t('exemption', { category, reason: stated })
+        : code
+          ? writer.t('exemption_code_only', { category, code })
+          : null;
       const wording = group.tax_category === 'AE' ? [writer.t('wording_AE')] : group.tax_category === 'K' ? [writer.t('wording_K')] : [];
       return [...(line ? [line] : []), ...wording];
     });
