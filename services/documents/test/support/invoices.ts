@@ -15,14 +15,11 @@ import {
   type TaxCategory,
 } from '@invoicing/contracts';
 
-export interface LineInput {
+interface LineFields {
   description: string;
   quantity?: number;
   /** Instead of `quantity`: `"7.5"`. */
   quantity_decimal?: string;
-  /** Instead of `unit_amount`: minor units with decimals, `"0.125"`. */
-  unit_amount_decimal?: string;
-  unit_amount?: number;
   price_base_quantity?: string;
   tax_rate?: number;
   discount?: { amount_off: number } | { percent_off: number };
@@ -35,6 +32,9 @@ export interface LineInput {
   standard_id_scheme?: string;
   note?: string;
 }
+
+/** A line as sent to billing: `unit_amount`, or `unit_amount_decimal` (minor units with decimals, `"0.125"`). */
+export type LineInput = LineFields & ({ unit_amount: number; unit_amount_decimal?: undefined } | { unit_amount_decimal: string; unit_amount?: undefined });
 
 // decisions.md arithmetic, in integers: round half up (half away from zero).
 const halfUp = (numerator: bigint, denominator: bigint) => {
