@@ -146,6 +146,13 @@ describe('the printed invoice view', () => {
       expect(sut.payment.terms).toBe('Please pay €875.58 by 20 Dec 2026.');
     });
 
+    it('asks for nothing, and offers no QR code, when the prepayment covered the whole total', () => {
+      const invoice = makeInvoice({ prepaid_amount: 144_515 });
+      expect(toInvoiceDocumentView(invoice).settlement.at(-1)).toEqual({ label: 'Amount due (EUR)', amount: '€0.00' });
+      expect(toInvoiceDocumentView(invoice).payment).toMatchObject({ terms: 'Paid in advance: nothing is due.', qr: null });
+      expect(toInvoiceDocumentView({ ...invoice, locale: 'de' }).payment.terms).toBe('Bereits vorausbezahlt: Es ist nichts zu zahlen.');
+    });
+
     it('names an allowance or charge given only by its code, and one with neither percentage nor base plainly', () => {
       const invoice = makeInvoice({
         allowances: [makeAdjustment({ amount: 1_000, reason_code: '95', tax_rate: 19 })],

@@ -466,6 +466,7 @@ const meansViewOf = (means: PaymentMeans, { t }: Writer): PaymentMeansView => {
 
 /** What the reader is asked: to pay by a date, or told what will be debited from their account or was paid by card. */
 const termsOf = (invoice: Invoice, first: PaymentMeans | undefined, amount: number, { t, formats, money }: Writer): string => {
+  if (amount <= 0) return t('nothing_due');
   const due = money(amount);
   if (first?.type === 'sepa_direct_debit') {
     const iban = nonBlank(first.debited_iban);
@@ -493,7 +494,7 @@ export const paymentOf = (invoice: Invoice, amount: number, writer: Writer): Pay
   const payee = nonBlank(invoice.payee?.name);
   const name = nonBlank(transfer?.account_name) ?? payee ?? nonBlank(business.business_name);
   const payload =
-    transfer && name && invoice.currency === 'EUR' ? epcPayload({ name, iban: transfer.iban!, bic: transfer.bic, amount, remittance: reference }) : null;
+    transfer && name && amount > 0 && invoice.currency === 'EUR' ? epcPayload({ name, iban: transfer.iban!, bic: transfer.bic, amount, remittance: reference }) : null;
   return {
     terms: termsOf(invoice, means[0], amount, writer),
     payee,

@@ -47,6 +47,7 @@ export const de: { readonly [Key in keyof typeof en]: string } = {
   payment: 'Zahlung',
   pay_by: 'Bitte überweisen Sie {{amount}} bis zum {{date}}.',
   pay_on_receipt: 'Bitte überweisen Sie {{amount}} sofort nach Erhalt.',
+  nothing_due: 'Bereits vorausbezahlt: Es ist nichts zu zahlen.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Kontoinhaber',

@@ -46,6 +46,7 @@ export const en = {
   payment: 'Payment',
   pay_by: 'Please pay {{amount}} by {{date}}.',
   pay_on_receipt: 'Please pay {{amount}} on receipt.',
+  nothing_due: 'Paid in advance: nothing is due.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Account holder',

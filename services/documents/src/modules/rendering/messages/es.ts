@@ -47,6 +47,7 @@ export const es: { readonly [Key in keyof typeof en]: string } = {
   payment: 'Pago',
   pay_by: 'Le rogamos que abone {{amount}} a más tardar el {{date}}.',
   pay_on_receipt: 'Le rogamos que abone {{amount}} a la recepción de la factura.',
+  nothing_due: 'Pagada por anticipado: no hay ningún importe pendiente.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Titular de la cuenta',

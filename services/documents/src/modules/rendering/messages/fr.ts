@@ -47,6 +47,7 @@ export const fr: { readonly [Key in keyof typeof en]: string } = {
   payment: 'Paiement',
   pay_by: 'Merci de régler {{amount}} au plus tard le {{date}}.',
   pay_on_receipt: 'Merci de régler {{amount}} à réception.',
+  nothing_due: 'Réglée d’avance\u00a0: aucun montant n’est dû.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Titulaire du compte',

@@ -47,6 +47,7 @@ export const it: { readonly [Key in keyof typeof en]: string } = {
   payment: 'Pagamento',
   pay_by: 'Si prega di pagare {{amount}} con scadenza {{date}}.',
   pay_on_receipt: 'Si prega di pagare {{amount}} al ricevimento della fattura.',
+  nothing_due: 'Già pagata in anticipo: non è dovuto alcun importo.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Intestatario del conto',

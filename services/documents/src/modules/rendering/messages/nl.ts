@@ -47,6 +47,7 @@ export const nl: { readonly [Key in keyof typeof en]: string } = {
   payment: 'Betaling',
   pay_by: 'Gelieve {{amount}} uiterlijk {{date}} te betalen.',
   pay_on_receipt: 'Gelieve {{amount}} direct na ontvangst te betalen.',
+  nothing_due: 'Vooruitbetaald: er is niets meer te betalen.',
   iban: 'IBAN',
   bic: 'BIC',
   account_holder: 'Rekeninghouder',
