@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatsFor, minorToDecimal } from './formats.ts';
+import { formatsFor, minorDecimalToDecimal, minorToDecimal } from './formats.ts';
 
 describe('minorToDecimal', () => {
   it.each([
@@ -19,6 +19,26 @@ describe('minorToDecimal', () => {
 });
 
 // CLDR as bundled with Node's ICU; \u00a0 and \u202f are the no-break spaces CLDR puts in these formats.
+describe('minorDecimalToDecimal', () => {
+  it.each([
+    ['0.125', 'EUR', '0.00125'],
+    ['1500', 'EUR', '15.00'],
+    ['0', 'EUR', '0.00'],
+    ['12.5', 'EUR', '0.125'],
+    ['1500', 'JPY', '1500'],
+    ['0.5', 'JPY', '0.5'],
+    ['1250.5', 'KWD', '1.2505'],
+    ['123456789012345.123456', 'EUR', '1234567890123.45123456'],
+  ])('%s minor units of %s → %s', (minor, currency, expected) => {
+    expect(minorDecimalToDecimal(minor, currency)).toBe(expected);
+  });
+
+  it('refuses what is not a non-negative decimal', () => {
+    expect(() => minorDecimalToDecimal('-1', 'EUR')).toThrow(RangeError);
+    expect(() => minorDecimalToDecimal('1e3', 'EUR')).toThrow(RangeError);
+  });
+});
+
 describe('formatsFor', () => {
   it.each([
     ['en', '€1,866.86', 'Nov 26, 2026', '7.5%'],
@@ -42,6 +62,19 @@ describe('formatsFor', () => {
     expect(de.decimal('0.125')).toBe('0,125');
     expect(de.decimal(1200)).toBe('1.200');
     expect(formatsFor('en').money(1250, 'KWD')).toBe('KWD\u00a01.250');
+  });
+
+  it.each([
+    ['en', '€0.00125', '€15.00', '7.5 hours', '2 kg'],
+    ['de', '0,00125\u00a0€', '15,00\u00a0€', '7,5 Stunden', '2 kg'],
+    ['fr', '0,00125\u00a0€', '15,00\u00a0€', '7,5\u00a0heures', '2\u202fkg'],
+    ['nl', '€\u00a00,00125', '€\u00a015,00', '7,5 uur', '2 kg'],
+  ])('%s writes unit prices with all their decimals and quantities with their unit', (locale, small, whole, hours, kilograms) => {
+    const formats = formatsFor(locale);
+    expect(formats.unitPrice('0.125', 'EUR')).toBe(small);
+    expect(formats.unitPrice('1500', 'EUR')).toBe(whole);
+    expect(formats.measure('7.5', 'hour')).toBe(hours);
+    expect(formats.measure('2', 'kilogram')).toBe(kilograms);
   });
 
   it('refuses a date that is not ISO 8601', () => {

@@ -1,7 +1,7 @@
 import type { InvoiceViewedData } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, INTERNAL_TOKEN, newWorkspace, startDocuments, waitFor, type DocumentsHarness } from '../../../test/harness.ts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
+import { makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 
 let sut: DocumentsHarness;
 
@@ -43,6 +43,41 @@ describe('GET /i/:token', () => {
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(pdf.headers['content-disposition']).toMatch(/^attachment; filename="Invoice-INV-2026-0042.pdf"/);
     expect(page.body).toContain(pdf.headers.etag!.replaceAll('"', ''));
+  });
+
+  it('shows the EN 16931 terms a reader needs, and asks for what is still to pay after the prepayment and payments since', async () => {
+    const rich = makeRichInvoice({ locale: 'de-DE' });
+    // €875.58 was due at issue; €75.58 has been paid since.
+    const invoice = sut.billing.put(newWorkspace(), { ...rich, amount_paid: 7_558, amount_remaining: rich.amount_due - 7_558 });
+    const text = visibleText((await sut.get(`/i/${invoice.public_url_token}`)).body);
+    for (const phrase of [
+      'Zu zahlender Betrag 800,00 €',
+      'Bitte überweisen Sie 800,00 € bis zum 20.12.2026.',
+      'Consulting Art.-Nr. CONS-01 On site in Köln, 3 and 4 November',
+      '7,5 Stunden',
+      '0,00125 €',
+      '8,50 € je 100',
+      'Nachlass: Framework agreement (5 % von 900,00 €) -45,00 €',
+      'Zuschlag: Freight 15,00 €',
+      'Gesamtbetrag (EUR) 1.375,58 €',
+      'Vorauszahlung -500,00 €',
+      'Zahlbetrag (EUR) 875,58 €',
+      // Handlebars escapes '=' as an entity.
+      'Umsatzsteuer in HUF: 73.437,63 HUF, Kurs 1 EUR &#x3D; 391,25 HUF',
+      'Steuerbefreit: Steuerbefreit nach Artikel 132 (1) (i) der Richtlinie 2006/112/EG (VATEX-EU-132-1I)',
+      'Handelsname Acme Studio',
+      'Registernummer HRB 12345',
+      'Steuervertreter Fiscal Representation SARL 12 rue de la Paix 75002 Paris Frankreich USt-IdNr. FR61123456789',
+      'Kunden-ID 4000001987658',
+      'Ansprechpartner Erika Mustermann',
+      'Bezieht sich auf Rechnung INV/2026/0017 vom 15.10.2026.',
+      'Zahlungsempfänger Factoring Bank AG',
+      'IBAN AT61 1904 3002 3457 3201',
+      'Anlagen timesheet-november.csv (Timesheet November) delivery-note.pdf',
+      'Registered at Amtsgericht Köln, HRB 12345.',
+    ]) {
+      expect(text).toContain(phrase);
+    }
   });
 
   it('is locked down: no scripts, no framing, no referrer, no indexing, no caching', async () => {

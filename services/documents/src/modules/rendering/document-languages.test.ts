@@ -1,7 +1,7 @@
 import type { Invoice } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRenderer } from '../../../test/harness.ts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
+import { makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 import { pdfInfo, pdfPagesAsPng, pdfText } from '../../../test/support/pdf-text.ts';
 import { decodeQrCodeOnPages } from '../../../test/support/qr-code.ts';
 import { documentMessages } from './document-messages.ts';
@@ -111,5 +111,92 @@ describe.each([
     const scanned = decodeQrCodeOnPages(await pdfPagesAsPng(pdf));
     // The ISO 11649 creditor reference goes into the structured remittance field; nothing follows it.
     expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Acme Design Studio', 'DE89370400440532013000', 'EUR2059.88', '', 'RF73INV20260042'].join('\n'));
+  });
+});
+
+/** The figures of `makeRichInvoice` as each language writes them. */
+const RICH = {
+  'en-GB': {
+    lines: ['Consulting 7.5 hours €120.00 – 19% €900.00', 'Cloud storage (GB-hours) 2,500 €0.00125 – 19% €3.13', 'Standard screws M4 1,500 €8.50 -€12.75 (10%) 19% €114.75'],
+    perHundred: 'per 100',
+    allowance: ['Allowance: Framework agreement', '-€45.00', '(5% of €900.00)'],
+    rows: ['Subtotal €1,230.63', 'Line discounts -€12.75', 'Charge: Freight €15.00', 'Net amount €1,187.88', 'Total VAT €187.70', 'Total (EUR) €1,375.58', 'Prepaid amount -€500.00', 'Amount due (EUR) €875.58', 'Taxable 19% €987.88 €187.70'],
+    taxCurrency: 'VAT in HUF: HUF 73,437.63, rate 1 EUR = 391.25 HUF',
+    exemption: 'Exempt from VAT: Exempt under Article 132 (1) (i) of Council Directive 2006/112/EC (VATEX-EU-132-1I)',
+    terms: 'Please pay €875.58 by 20 Dec 2026.',
+    preceding: 'Refers to invoice INV/2026/0017 of 15 Oct 2026.',
+  },
+  'de-DE': {
+    lines: ['Consulting 7,5 Stunden 120,00 € – 19 % 900,00 €', 'Cloud storage (GB-hours) 2.500 0,00125 € – 19 % 3,13 €', 'Standard screws M4 1.500 8,50 € -12,75 € (10 %) 19 % 114,75 €'],
+    perHundred: 'je 100',
+    allowance: ['Nachlass: Framework agreement', '-45,00 €', '(5 % von 900,00 €)'],
+    rows: ['Zwischensumme 1.230,63 €', 'Positionsrabatte -12,75 €', 'Zuschlag: Freight 15,00 €', 'Nettobetrag 1.187,88 €', 'Umsatzsteuer gesamt 187,70 €', 'Gesamtbetrag (EUR) 1.375,58 €', 'Vorauszahlung -500,00 €', 'Zahlbetrag (EUR) 875,58 €', 'Steuerpflichtig 19 % 987,88 € 187,70 €'],
+    taxCurrency: 'Umsatzsteuer in HUF: 73.437,63 HUF, Kurs 1 EUR = 391,25',
+    exemption: 'Steuerbefreit: Steuerbefreit nach Artikel 132 (1) (i) der Richtlinie 2006/112/EG (VATEX-EU-132-1I)',
+    terms: 'Bitte überweisen Sie 875,58 € bis zum 20.12.2026.',
+    preceding: 'Bezieht sich auf Rechnung INV/2026/0017 vom 15.10.2026.',
+  },
+} as const;
+
+describe.each(Object.entries(RICH))('the PDF of an invoice with every EN 16931 term a reader needs, in %s', (locale, expected) => {
+  let text: string;
+  let pages: string[];
+  let pdf: Buffer;
+  const t = documentMessages(locale);
+
+  beforeAll(async () => {
+    pdf = (await printer.print(makeRichInvoice({ locale }))).bytes;
+    const raw = await pdfText(pdf);
+    text = words(raw);
+    pages = raw.split('\f').filter((page) => page.trim() !== '');
+  });
+
+  it('prints decimal quantities, exact unit prices, the price base, item numbers and notes on their lines', () => {
+    for (const line of expected.lines) expect(text).toContain(words(line));
+    expect(text).toContain(expected.perHundred);
+    expect(text).toContain(t('line_sku', { sku: 'CONS-01' }));
+    expect(text).toContain(t('line_sku', { sku: 'SCR-M4' }));
+    expect(text).toContain('On site in Köln, 3 and 4 November');
+  });
+
+  it('goes from the lines to the amount due: allowance, charge, VAT, prepaid amount, and the VAT in the tax currency', () => {
+    for (const row of [...expected.rows, ...expected.allowance, expected.taxCurrency, expected.exemption, expected.terms]) expect(text).toContain(words(row));
+  });
+
+  it('names the parties, the tax representative, the preceding invoice, the payment means and the supporting documents', () => {
+    for (const phrase of [
+      `${t('trading_name')} Acme Studio`,
+      `${t('registration_id')} HRB 12345`,
+      t('tax_representative').toLocaleUpperCase(locale),
+      'Fiscal Representation SARL',
+      `${t('vat_id')} FR61123456789`,
+      `${t('customer_identifier')} 4000001987658`,
+      `${t('contact')} Erika Mustermann`,
+      expected.preceding,
+      `${t('payment_to')} Factoring Bank AG`,
+      `${t('account_holder')} Factoring Bank AG`,
+      `${t('iban')} DE89 3704 0044 0532 0130 00`,
+      'For payments from Austria',
+      `${t('iban')} AT61 1904 3002 3457 3201`,
+      t('attachments').toLocaleUpperCase(locale),
+      'timesheet-november.csv (Timesheet November)',
+      'delivery-note.pdf',
+      'Registered at Amtsgericht Köln, HRB 12345. Managing director: Jana Beispiel.',
+    ]) {
+      expect(text).toContain(words(phrase));
+    }
+  });
+
+  it('keeps the totals together and ends with the legal information', () => {
+    // The totals block never breaks across pages: the subtotal and the amount due are on one page.
+    const totalsPage = pages.find((page) => words(page).includes(words(expected.rows[0]!)));
+    expect(words(totalsPage!)).toContain(words(expected.rows[7]!));
+    expect(words(totalsPage!)).toContain(words(expected.taxCurrency));
+    expect(words(pages.at(-1)!)).toContain('Managing director: Jana Beispiel.');
+  });
+
+  it('prints the payment QR code for the first account, with the payee as beneficiary and the amount due after the prepayment', async () => {
+    const scanned = decodeQrCodeOnPages(await pdfPagesAsPng(pdf));
+    expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Factoring Bank AG', 'DE89370400440532013000', 'EUR875.58', '', 'RF73INV20260042'].join('\n'));
   });
 });

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Address } from '@invoicing/contracts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
+import type { Address, PaymentMeans } from '@invoicing/contracts';
+import { makeAdjustment, makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 
 describe('the printed invoice view', () => {
   it('formats every line and total in the invoice currency, with the net amount and VAT of each VAT group', () => {
     const sut = toInvoiceDocumentView(makeInvoice({ currency: 'EUR' }));
+    const plain = { period: null, sku: null, note: null, priceBase: null };
     expect(sut.lines).toEqual([
-      { description: 'Design workshop', period: null, quantity: '2', unitPrice: '€450.00', discount: '-€90.00 (10%)', taxRate: '19%', amount: '€810.00' },
-      { description: 'Printed brochures', period: null, quantity: '300', unitPrice: '€1.25', discount: null, taxRate: '7%', amount: '€375.00' },
-      { description: 'Travel', period: null, quantity: '1', unitPrice: '€89.90', discount: '-€9.90', taxRate: '0%', amount: '€80.00' },
+      { ...plain, description: 'Design workshop', quantity: '2', unitPrice: '€450.00', discount: '-€90.00 (10%)', taxRate: '19%', amount: '€810.00' },
+      { ...plain, description: 'Printed brochures', quantity: '300', unitPrice: '€1.25', discount: null, taxRate: '7%', amount: '€375.00' },
+      { ...plain, description: 'Travel', quantity: '1', unitPrice: '€89.90', discount: '-€9.90', taxRate: '0%', amount: '€80.00' },
     ]);
     expect(sut.totals).toEqual([
       { label: 'Subtotal', amount: '€1,364.90' },
-      { label: 'Discount', amount: '-€99.90' },
+      { label: 'Line discounts', amount: '-€99.90' },
       { label: 'Net amount', amount: '€1,265.00' },
       { label: 'Total VAT', amount: '€180.15' },
     ]);
@@ -23,6 +24,9 @@ describe('the printed invoice view', () => {
       { category: 'Zero rated', rate: '0%', netAmount: '€80.00', vat: '€0.00' },
     ]);
     expect(sut.total).toEqual({ label: 'Total (EUR)', amount: '€1,445.15' });
+    // Nothing was paid before issue and VAT is accounted in the invoice currency: nothing more to say.
+    expect([sut.settlement, sut.taxCurrency, sut.precedingInvoice, sut.taxRepresentative, sut.attachments, sut.legalInfo]).toEqual([[], null, null, null, [], null]);
+    expect([sut.seller.details, sut.billTo.details, sut.payment.payee]).toEqual([[], [], null]);
   });
 
   it.each([
@@ -82,7 +86,188 @@ describe('the printed invoice view', () => {
     expect(toInvoiceDocumentView(makeInvoice()).payment.qr?.svg).toMatch(/^<svg /);
     expect(toInvoiceDocumentView(makeInvoice({ currency: 'USD' })).payment.qr).toBeNull();
     const invoice = makeInvoice();
-    expect(toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, payment_account: null } }).payment).toMatchObject({ account: null, qr: null });
+    expect(toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, payment_account: null } }).payment).toMatchObject({ means: [], qr: null });
+  });
+
+  describe('the EN 16931 terms beyond the first set', () => {
+    const sut = toInvoiceDocumentView(makeRichInvoice());
+
+    it('writes decimal quantities and prices exactly, the price base, item numbers and notes', () => {
+      expect(sut.lines).toEqual([
+        {
+          description: 'Consulting',
+          period: null,
+          sku: 'Item no. CONS-01',
+          note: 'On site in Köln, 3 and 4 November',
+          quantity: '7.5 hours',
+          unitPrice: '€120.00',
+          priceBase: null,
+          discount: null,
+          taxRate: '19%',
+          amount: '€900.00',
+        },
+        { description: 'Cloud storage (GB-hours)', period: null, sku: null, note: null, quantity: '2,500', unitPrice: '€0.00125', priceBase: null, discount: null, taxRate: '19%', amount: '€3.13' },
+        {
+          description: 'Standard screws M4',
+          period: null,
+          sku: 'Item no. SCR-M4',
+          note: null,
+          quantity: '1,500',
+          unitPrice: '€8.50',
+          priceBase: 'per 100',
+          discount: '-€12.75 (10%)',
+          taxRate: '19%',
+          amount: '€114.75',
+        },
+        { description: 'Safety training', period: null, sku: null, note: null, quantity: '1', unitPrice: '€200.00', priceBase: null, discount: null, taxRate: '0%', amount: '€200.00' },
+      ]);
+    });
+
+    it('goes from the lines to the amount due: line discounts, each allowance and charge, VAT, the prepaid amount', () => {
+      expect(sut.totals).toEqual([
+        { label: 'Subtotal', amount: '€1,230.63' },
+        { label: 'Line discounts', amount: '-€12.75' },
+        { label: 'Allowance: Framework agreement (5% of €900.00)', amount: '-€45.00' },
+        { label: 'Charge: Freight', amount: '€15.00' },
+        { label: 'Net amount', amount: '€1,187.88' },
+        { label: 'Total VAT', amount: '€187.70' },
+      ]);
+      expect(sut.total).toEqual({ label: 'Total (EUR)', amount: '€1,375.58' });
+      expect(sut.settlement).toEqual([
+        { label: 'Prepaid amount', amount: '-€500.00' },
+        { label: 'Amount due (EUR)', amount: '€875.58' },
+      ]);
+      // The VAT groups are billing's, their bases with the allowance and the charge.
+      expect(sut.vatGroups).toEqual([
+        { category: 'Taxable', rate: '19%', netAmount: '€987.88', vat: '€187.70' },
+        { category: 'Exempt from VAT', rate: '0%', netAmount: '€200.00', vat: '€0.00' },
+      ]);
+      expect(sut.taxCurrency).toBe('VAT in HUF: HUF\u00a073,437.63, rate 1 EUR = 391.25 HUF');
+      expect(sut.payment.terms).toBe('Please pay €875.58 by 20 Dec 2026.');
+    });
+
+    it('asks for nothing, and offers no QR code, when the prepayment covered the whole total', () => {
+      const invoice = makeInvoice({ prepaid_amount: 144_515 });
+      expect(toInvoiceDocumentView(invoice).settlement.at(-1)).toEqual({ label: 'Amount due (EUR)', amount: '€0.00' });
+      expect(toInvoiceDocumentView(invoice).payment).toMatchObject({ terms: 'Paid in advance: nothing is due.', qr: null });
+      expect(toInvoiceDocumentView({ ...invoice, locale: 'de' }).payment.terms).toBe('Bereits vorausbezahlt: Es ist nichts zu zahlen.');
+    });
+
+    it('names an allowance or charge given only by its code, and one with neither percentage nor base plainly', () => {
+      const invoice = makeInvoice({
+        allowances: [makeAdjustment({ amount: 1_000, reason_code: '95', tax_rate: 19 })],
+        charges: [makeAdjustment({ percent: 2.5, base_amount: 81_000, reason: 'Verpackung', reason_code: 'ABL', tax_rate: 19 })],
+        locale: 'de-DE',
+      });
+      expect(toInvoiceDocumentView(invoice).totals.slice(2, 4)).toEqual([
+        { label: 'Nachlass: Code 95', amount: '-10,00\u00a0€' },
+        { label: 'Zuschlag: Verpackung (2,5\u00a0% von 810,00\u00a0€)', amount: '20,25\u00a0€' },
+      ]);
+    });
+
+    it('states an exemption given only by its VATEX code in words, with the code', () => {
+      expect(sut.exemptions).toEqual(['Exempt from VAT: Exempt under Article 132 (1) (i) of Council Directive 2006/112/EC (VATEX-EU-132-1I)']);
+      const coded = (locale: string, code: string, category: 'E' | 'AE' = 'E') =>
+        toInvoiceDocumentView(makeInvoice({ locale, lineInputs: [{ description: 'x', unit_amount: 100, tax_category: category, tax_exemption_reason_code: code }] })).exemptions;
+      expect(coded('fr', 'VATEX-FR-FRANCHISE')).toEqual(['Exonéré de TVA\u00a0: TVA non applicable, art. 293 B du CGI (VATEX-FR-FRANCHISE)']);
+      expect(coded('de', 'VATEX-EU-79-C')).toEqual(['Steuerbefreit: Steuerbefreit nach Artikel 79 (c) der Richtlinie 2006/112/EG (VATEX-EU-79-C)']);
+      // A code the category already names, or one without a sentence here: the code itself.
+      expect(coded('en', 'VATEX-EU-AE', 'AE')).toEqual(['Reverse charge (VATEX-EU-AE)', 'Reverse charge: the recipient is liable for the VAT.']);
+      expect(coded('en', 'VATEX-EU-D')).toEqual(['Exempt from VAT (VATEX-EU-D)']);
+      // A reason given in words comes first.
+      const both = makeInvoice({ lineInputs: [{ description: 'x', unit_amount: 100, tax_category: 'E', tax_exemption_reason: 'Medical care', tax_exemption_reason_code: 'VATEX-EU-132-1C' }] });
+      expect(toInvoiceDocumentView(both).exemptions).toEqual(['Exempt from VAT: Medical care (VATEX-EU-132-1C)']);
+    });
+
+    it('names both parties as they identify themselves, the tax representative and the preceding invoice', () => {
+      expect(sut.seller.details).toEqual([
+        { label: 'Trading name', value: 'Acme Studio' },
+        { label: 'Registration no.', value: 'HRB 12345' },
+      ]);
+      expect(sut.billTo.details).toEqual([
+        { label: 'Customer ID', value: '4000001987658' },
+        { label: 'Contact', value: 'Erika Mustermann' },
+      ]);
+      expect(sut.taxRepresentative).toEqual({ name: 'Fiscal Representation SARL', addressLines: ['12 rue de la Paix', '75002 Paris', 'France'], vatId: 'FR61123456789', email: null, details: [] });
+      expect(sut.precedingInvoice).toBe('Refers to invoice INV/2026/0017 of 15 Oct 2026.');
+      expect(toInvoiceDocumentView(makeRichInvoice({ preceding_invoice: { number: 'A-17', issue_date: null } })).precedingInvoice).toBe('Refers to invoice A-17.');
+      expect(sut.legalInfo).toBe('Registered at Amtsgericht Köln, HRB 12345. Managing director: Jana Beispiel.');
+      expect(sut.attachments).toEqual(['timesheet-november.csv (Timesheet November)', 'delivery-note.pdf']);
+    });
+
+    it('lists every account to pay into and the payee, the QR code for the first account', () => {
+      expect(sut.payment).toMatchObject({
+        payee: 'Factoring Bank AG',
+        means: [
+          {
+            text: null,
+            fields: [
+              { label: 'Account holder', value: 'Factoring Bank AG' },
+              { label: 'IBAN', value: 'DE89 3704 0044 0532 0130 00' },
+              { label: 'BIC', value: 'COBADEFFXXX' },
+            ],
+          },
+          { text: 'For payments from Austria', fields: [{ label: 'IBAN', value: 'AT61 1904 3002 3457 3201' }] },
+        ],
+        qr: { caption: 'Scan with your banking app to pay by SEPA credit transfer.' },
+      });
+    });
+
+    const withMeans = (locale: string, means: Partial<PaymentMeans> & Pick<PaymentMeans, 'type'>) => {
+      const invoice = makeInvoice({ locale });
+      const entry: PaymentMeans = { information: null, iban: null, bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null, ...means };
+      return toInvoiceDocumentView({ ...invoice, payment_means: [entry] }).payment;
+    };
+
+    it.each([
+      ['en-GB', '€1,445.15 will be debited from IBAN DE02 1203 0000 0000 2020 51 by SEPA direct debit.', 'Mandate reference', 'Creditor ID'],
+      ['de-DE', '1.445,15\u00a0€ wird per SEPA-Lastschrift von der IBAN DE02 1203 0000 0000 2020 51 eingezogen.', 'Mandatsreferenz', 'Gläubiger-ID'],
+    ])('says in %s what a direct debit will take, from where, under which mandate, and offers no QR code', (locale, terms, mandate, creditor) => {
+      const sut = withMeans(locale, { type: 'sepa_direct_debit', debited_iban: 'DE02120300000000202051', mandate_reference: 'MANDATE-0042', creditor_id: 'DE98ZZZ09999999999' });
+      expect(sut.terms).toBe(terms);
+      expect(sut.means).toEqual([{ text: null, fields: [{ label: mandate, value: 'MANDATE-0042' }, { label: creditor, value: 'DE98ZZZ09999999999' }] }]);
+      expect(sut.qr).toBeNull();
+    });
+
+    it('says a card paid, PayPal and other means in their words', () => {
+      expect(withMeans('en-GB', { type: 'card', card_last4: '1234', card_holder: 'Erika Mustermann' })).toMatchObject({
+        terms: '€1,445.15 paid by card ending in 1234.',
+        means: [{ text: null, fields: [{ label: 'Card holder', value: 'Erika Mustermann' }] }],
+        qr: null,
+      });
+      expect(withMeans('de-DE', { type: 'card', card_last4: '1234' }).terms).toBe('1.445,15\u00a0€ bezahlt mit der Karte mit den Endziffern 1234.');
+      expect(withMeans('en-GB', { type: 'paypal' })).toMatchObject({ terms: 'Please pay €1,445.15 by 20 Dec 2026.', means: [{ text: 'Pay with PayPal.', fields: [] }], qr: null });
+      expect(withMeans('en-GB', { type: 'other', information: 'Cash at our office' }).means).toEqual([{ text: 'Cash at our office', fields: [] }]);
+      expect(withMeans('en-GB', { type: 'other' }).means).toEqual([]);
+    });
+
+    it.each([
+      ['de-DE', 'Vorauszahlung', 'Zahlbetrag (EUR)', 'Steuervertreter', 'Anlagen', 'Zahlungsempfänger'],
+      ['fr-FR', 'Acompte versé', 'Net à payer (EUR)', 'Représentant fiscal', 'Pièces justificatives', 'Bénéficiaire du paiement'],
+      ['es-ES', 'Pagado por anticipado', 'Importe a pagar (EUR)', 'Representante fiscal', 'Documentos justificativos', 'Beneficiario del pago'],
+      ['it-IT', 'Acconto versato', 'Netto a pagare (EUR)', 'Rappresentante fiscale', 'Documenti allegati', 'Beneficiario del pagamento'],
+      ['nl-NL', 'Vooruitbetaald bedrag', 'Te betalen (EUR)', 'Fiscaal vertegenwoordiger', 'Bijlagen', 'Begunstigde'],
+    ])('labels the new terms in %s', (locale, prepaid, due, representative, attachments, payee) => {
+      const sut = toInvoiceDocumentView(makeRichInvoice({ locale }));
+      expect(sut.settlement.map((row) => row.label)).toEqual([prepaid, due]);
+      expect([sut.labels.tax_representative, sut.labels.attachments, sut.labels.payment_to]).toEqual([representative, attachments, payee]);
+    });
+
+    it('writes a unit price per 100 and quantities with their unit in each language', () => {
+      const invoice = makeInvoice({
+        locale: 'de-DE',
+        lineInputs: [
+          { description: 'Schrauben', quantity_decimal: '1500', unit_amount_decimal: '850', price_base_quantity: '100.00', tax_rate: 19 },
+          { description: 'Beratung', quantity_decimal: '7.5', unit_code: 'HUR', unit_amount_decimal: '0.125', tax_rate: 19 },
+          { description: 'Sand', quantity_decimal: '2.25', unit_code: 'KGM', unit_amount: 100, tax_rate: 19 },
+        ],
+      });
+      expect(toInvoiceDocumentView(invoice).lines.map(({ quantity, unitPrice, priceBase }) => [quantity, unitPrice, priceBase])).toEqual([
+        ['1.500', '8,50\u00a0€', 'je 100'],
+        ['7,5 Stunden', '0,00125\u00a0€', null],
+        ['2,25 kg', '1,00\u00a0€', null],
+      ]);
+    });
   });
 
   it('is the same whatever happened to the invoice after finalization', () => {

@@ -1,6 +1,16 @@
 import addressFormatter from '@fragaria/address-formatter';
-import { DEFAULT_LOCALE, EXEMPT_TAX_CATEGORIES, type Address, type Invoice, type InvoiceLine, type TaxBreakdownEntry } from '@invoicing/contracts';
-import { formatsFor, type LocaleFormats, type Translate } from '@invoicing/i18n';
+import {
+  DEFAULT_LOCALE,
+  EXEMPT_TAX_CATEGORIES,
+  taxGroupKey,
+  type Address,
+  type DocumentAllowanceCharge,
+  type Invoice,
+  type InvoiceLine,
+  type PaymentMeans,
+  type TaxBreakdownEntry,
+} from '@invoicing/contracts';
+import { formatsFor, type LocaleFormats, type MeasureUnit, type Translate } from '@invoicing/i18n';
 import { documentMessages } from './document-messages.ts';
 import type { en } from './messages/en.ts';
 import { epcPayload, qrCodeSvg } from './payment-qr.domain.ts';
@@ -75,7 +85,10 @@ const LABEL_KEYS = [
   'account_holder',
   'payment_reference',
   'payment_instructions',
+  'payment_to',
   'notes',
+  'tax_representative',
+  'attachments',
   'skip_to_invoice',
   'status',
   'download_pdf',
@@ -89,13 +102,23 @@ export interface PartyView {
   addressLines: string[];
   vatId: string | null;
   email: string | null;
+  /** What else identifies the party: the seller's trading name and registration number, the buyer's identifier and contact. */
+  details: FieldView[];
 }
 
 export interface LineView {
   description: string;
   period: string | null;
+  /** The seller's item number (BT-155), under the description. */
+  sku: string | null;
+  /** The line's note (BT-127), under the description. */
+  note: string | null;
+  /** As given, with its unit where it has a name (`7.5 hours`). */
   quantity: string;
+  /** Every decimal of the price (`€0.00125`). */
   unitPrice: string;
+  /** "per 100" when the unit price is the price of another quantity than one (BT-149). */
+  priceBase: string | null;
   discount: string | null;
   taxRate: string;
   amount: string;
@@ -118,10 +141,19 @@ export interface VatGroupView {
   vat: string;
 }
 
+/** One way to pay (BG-16): a sentence where one is needed, and its particulars. */
+export interface PaymentMeansView {
+  text: string | null;
+  fields: FieldView[];
+}
+
 export interface PaymentView {
-  /** "Please pay €1,445.15 by Dec 20, 2026." */
+  /** "Please pay €1,445.15 by Dec 20, 2026."; for a direct debit or a card, what will be debited or was paid. */
   terms: string;
-  account: { iban: string; bic: string | null; holder: string | null } | null;
+  /** The party paid when it is not the seller (BG-10). */
+  payee: string | null;
+  /** The invoice's payment means, in order: accounts to pay into, the debit's mandate, the card. */
+  means: PaymentMeansView[];
   /** What the payer quotes with the transfer: the remittance reference, else the number. */
   reference: string;
   /** An EPC069-12 code for a EUR invoice paid into a credit-transfer account; null otherwise. */
@@ -146,17 +178,30 @@ export interface InvoiceDocumentView {
   fields: FieldView[];
   seller: PartyView;
   billTo: PartyView;
+  /** The seller's tax representative (BG-11). */
+  taxRepresentative: PartyView | null;
+  /** "Refers to invoice X of <date>" (BG-3). */
+  precedingInvoice: string | null;
   lines: LineView[];
   hasDiscounts: boolean;
   hasLinePeriods: boolean;
+  /** Subtotal, line discounts, each document allowance and charge, net amount, VAT. */
   totals: TotalRow[];
   total: TotalRow;
+  /** After the total, when part was paid before the invoice was issued: the prepaid amount and what is left to pay. */
+  settlement: TotalRow[];
+  /** The VAT total in the tax currency and the rate it was converted at (BT-6, BT-111). */
+  taxCurrency: string | null;
   vatGroups: VatGroupView[];
   /** Why a group charges no (or no normal) VAT: the category, the reason given, and for reverse charge and intra-community supply the legal wording. */
   exemptions: string[];
   payment: PaymentView;
   paymentInstructions: string | null;
   notes: string | null;
+  /** Supporting documents (BG-24): "timesheet.csv (Timesheet November)". */
+  attachments: string[];
+  /** The seller's additional legal information (BT-33), in the footer. */
+  legalInfo: string | null;
   footer: string | null;
 }
 
@@ -196,6 +241,37 @@ interface Writer {
   money: (minor: number) => string;
 }
 
+/** UN/ECE Recommendation 20 units a reader knows by name; the others (`C62` one, `H87` piece, …) print as the bare number. */
+const UNIT_NAMES: Readonly<Record<string, MeasureUnit>> = {
+  SEC: 'second',
+  MIN: 'minute',
+  HUR: 'hour',
+  DAY: 'day',
+  WEE: 'week',
+  MON: 'month',
+  ANN: 'year',
+  GRM: 'gram',
+  KGM: 'kilogram',
+  MMT: 'millimeter',
+  CMT: 'centimeter',
+  MTR: 'meter',
+  KMT: 'kilometer',
+  MLT: 'milliliter',
+  LTR: 'liter',
+  HAR: 'hectare',
+  '4L': 'megabyte',
+  E34: 'gigabyte',
+  E35: 'terabyte',
+};
+
+/** A decimal string without the zeros that change nothing: `"1.000"` → `"1"`. */
+const canonicalDecimal = (value: string): string => (value.includes('.') ? value.replace(/\.?0+$/, '') : value);
+
+const quantityOf = (line: InvoiceLine, { formats }: Writer): string => {
+  const unit = UNIT_NAMES[line.unit_code];
+  return unit ? formats.measure(line.quantity_decimal, unit) : formats.decimal(line.quantity_decimal);
+};
+
 const discountOf = (line: InvoiceLine, { formats, money }: Writer): string | null => {
   if (line.discount_amount === 0) return null;
   const amount = money(-line.discount_amount);
@@ -204,6 +280,24 @@ const discountOf = (line: InvoiceLine, { formats, money }: Writer): string | nul
 
 const periodText = (period: { start: string; end: string }, { t, formats }: Writer): string =>
   t('period', { start: formats.date(period.start), end: formats.date(period.end) });
+
+const lineViewOf = (line: InvoiceLine, currency: string, writer: Writer): LineView => {
+  const { t, formats, money } = writer;
+  const base = canonicalDecimal(line.price_base_quantity);
+  const sku = nonBlank(line.sku);
+  return {
+    description: line.description,
+    period: line.period ? t('line_period', { period: periodText(line.period, writer) }) : null,
+    sku: sku ? t('line_sku', { sku }) : null,
+    note: nonBlank(line.note),
+    quantity: quantityOf(line, writer),
+    unitPrice: formats.unitPrice(line.unit_amount_decimal, currency),
+    priceBase: base === '1' ? null : t('per_base_quantity', { quantity: formats.decimal(base) }),
+    discount: discountOf(line, writer),
+    taxRate: formats.percent(line.tax_rate),
+    amount: money(line.amount),
+  };
+};
 
 /** Number, dates and references: the delivery date, or the service period when there is one (§ 14 (4) 6. UStG, Art. 226 (7)). */
 const fieldsOf = (invoice: Invoice, number: string, writer: Writer): FieldView[] => {
@@ -221,9 +315,59 @@ const fieldsOf = (invoice: Invoice, number: string, writer: Writer): FieldView[]
   return fields;
 };
 
+const precedingInvoiceOf = ({ preceding_invoice: preceding }: Invoice, { t, formats }: Writer): string | null => {
+  if (!preceding) return null;
+  return preceding.issue_date
+    ? t('preceding_invoice', { number: preceding.number, date: formats.date(preceding.issue_date) })
+    : t('preceding_invoice_undated', { number: preceding.number });
+};
+
+/** Label and value rows, the empty ones left out. */
+const fieldsFrom = (entries: [string, string | null | undefined][]): FieldView[] =>
+  entries.flatMap(([label, value]) => (nonBlank(value) ? [{ label, value: value!.trim() }] : []));
+
+/** "Allowance: Loyalty (5% of €1,000.00)": the reason (or its code) and, for a percentage, what it is a percentage of. */
+const adjustmentRowOf = (adjustment: DocumentAllowanceCharge, kind: 'allowance' | 'charge', { t, formats, money }: Writer): TotalRow => {
+  const reason = nonBlank(adjustment.reason) ?? t('reason_code', { code: adjustment.reason_code ?? '' });
+  const label =
+    adjustment.percent !== null && adjustment.base_amount !== null
+      ? t('adjustment_of_base', { kind: t(kind), reason, percent: formats.percent(adjustment.percent), base: money(adjustment.base_amount) })
+      : t('adjustment', { kind: t(kind), reason });
+  return { label, amount: money(kind === 'allowance' ? -adjustment.amount : adjustment.amount) };
+};
+
+/** From the lines' total to the taxable amount and VAT (EN 16931 BG-22): line discounts, then each document allowance and charge. */
+const totalsOf = (invoice: Invoice, writer: Writer): TotalRow[] => {
+  const { t, money } = writer;
+  const totals: TotalRow[] = [{ label: t('subtotal'), amount: money(invoice.subtotal) }];
+  if (invoice.discount_total > 0) totals.push({ label: t('line_discounts'), amount: money(-invoice.discount_total) });
+  for (const allowance of invoice.allowances) totals.push(adjustmentRowOf(allowance, 'allowance', writer));
+  for (const charge of invoice.charges) totals.push(adjustmentRowOf(charge, 'charge', writer));
+  totals.push({ label: t('net_amount'), amount: money(invoice.taxable_amount) }, { label: t('vat_total'), amount: money(invoice.tax_total) });
+  return totals;
+};
+
+/** What finalization made due: the total less what was paid before the invoice was issued (BT-113, BT-115). */
+const amountDueAtIssue = (invoice: Invoice): number => invoice.total - invoice.prepaid_amount;
+
+const settlementOf = (invoice: Invoice, { t, money }: Writer): TotalRow[] =>
+  invoice.prepaid_amount > 0
+    ? [
+        { label: t('prepaid_amount'), amount: money(-invoice.prepaid_amount) },
+        { label: t('amount_payable', { currency: invoice.currency }), amount: money(amountDueAtIssue(invoice)) },
+      ]
+    : [];
+
+/** "VAT in HUF: HUF 71,393.00, rate 1 EUR = 391.25 HUF" (Art. 230: the VAT in the currency of the Member State). */
+const taxCurrencyOf = (invoice: Invoice, { t, formats }: Writer): string | null => {
+  const { tax_currency: currency, tax_exchange_rate: rate, tax_total_in_tax_currency: amount } = invoice;
+  if (!currency || !rate || amount === null) return null;
+  return t('vat_in_tax_currency', { currency, amount: formats.money(amount, currency), from: invoice.currency, rate: formats.decimal(rate) });
+};
+
 const categoryName = (group: Pick<TaxBreakdownEntry, 'tax_category'>, { t }: Writer): string => t(`category_${group.tax_category}`);
 
-/** Net amount, rate and VAT of each VAT group (Art. 226 (8), (10)), as billing computed them. */
+/** Net amount, rate and VAT of each VAT group (Art. 226 (8), (10)), as billing computed them, allowances and charges included. */
 const vatGroupsOf = (invoice: Invoice, writer: Writer): VatGroupView[] =>
   invoice.tax_breakdown.map((group) => ({
     category: categoryName(group, writer),
@@ -232,39 +376,129 @@ const vatGroupsOf = (invoice: Invoice, writer: Writer): VatGroupView[] =>
     vat: writer.money(group.tax),
   }));
 
-/** Each group that charges no normal VAT says why (Art. 226 (11), (11a)): reverse charge and intra-community supply in their legal words. */
+/** Article-based CEF VATEX codes: `VATEX-EU-132-1I` → "132 (1) (i)", `VATEX-EU-79-C` → "79 (c)". */
+const VATEX_ARTICLE = /^VATEX-EU-(\d+)(?:-(\d+)?([A-Z]{1,2})?)?$/;
+
+/**
+ * A sentence for a CEF VATEX code the category's name does not already say: the article of
+ * Directive 2006/112/EC it exempts under, or the French franchise. Null for the others (the
+ * category names them: AE, IC, G, O) and for codes without a sentence here, which print as the
+ * code alone.
+ */
+const vatexSentence = (code: string, { t }: Writer): string | null => {
+  if (code === 'VATEX-FR-FRANCHISE') return t('vatex_fr_franchise');
+  const article = VATEX_ARTICLE.exec(code);
+  if (!article) return null;
+  const [, number, paragraph, point] = article;
+  return t('vatex_article', { article: `${number}${paragraph ? ` (${paragraph})` : ''}${point ? ` (${point.toLowerCase()})` : ''}` });
+};
+
+/** The distinct VATEX codes of a VAT group's lines. */
+const groupCodes = (invoice: Invoice, group: TaxBreakdownEntry): string[] => {
+  const key = taxGroupKey(group);
+  const codes = invoice.lines.data.filter((line) => taxGroupKey(line) === key).map((line) => nonBlank(line.tax_exemption_reason_code));
+  return [...new Set(codes.filter((code): code is string => code !== null))];
+};
+
+/**
+ * Each group that charges no normal VAT says why (Art. 226 (11), (11a)): the reason given, else
+ * the sentence of its VATEX code, with the code; reverse charge and intra-community supply also in
+ * their legal words.
+ */
 const exemptionsOf = (invoice: Invoice, writer: Writer): string[] =>
   invoice.tax_breakdown
     .filter((group) => EXEMPT_TAX_CATEGORIES.includes(group.tax_category))
     .flatMap((group) => {
+      const category = categoryName(group, writer);
+      const codes = groupCodes(invoice, group);
       const reason = nonBlank(group.tax_exemption_reason);
-      const stated = reason ? [writer.t('exemption', { category: categoryName(group, writer), reason })] : [];
-      if (group.tax_category === 'AE') return [...stated, writer.t('wording_AE')];
-      if (group.tax_category === 'K') return [...stated, writer.t('wording_K')];
-      return stated;
+      const sentences = codes.map((code) => vatexSentence(code, writer)).filter((sentence): sentence is string => sentence !== null);
+      const stated = reason ?? (sentences.length ? sentences.join('; ') : null);
+      const code = codes.join(', ');
+      const line = stated
+        ? code
+          ? writer.t('exemption_coded', { category, reason: stated, code })
+          : writer.t('exemption', { category, reason: stated })
+        : code
+          ? writer.t('exemption_code_only', { category, code })
+          : null;
+      const wording = group.tax_category === 'AE' ? [writer.t('wording_AE')] : group.tax_category === 'K' ? [writer.t('wording_K')] : [];
+      return [...(line ? [line] : []), ...wording];
     });
 
 /** Spaces every four characters, as IBANs are printed (ISO 13616 paper format). */
 const ibanInGroups = (iban: string): string => iban.replace(/(.{4})(?=.)/g, '$1 ');
 
 /**
- * How to pay the amount due at finalization: the terms, the account, the reference to quote and,
- * for a EUR invoice paid by credit transfer, a payment QR code. `amount` is given by the caller:
- * the PDF states what finalization made due, the public page what is still to pay.
+ * The invoice's payment means (BG-16); an invoice from before they existed has its seller's
+ * credit-transfer account, which is what they read as.
+ */
+const paymentMeansOf = (invoice: Invoice): PaymentMeans[] => {
+  if (invoice.payment_means.length > 0) return invoice.payment_means;
+  const account = invoice.business_snapshot?.payment_account;
+  return account
+    ? [{ type: 'credit_transfer', information: null, iban: account.iban, bic: account.bic, account_name: account.name, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null }]
+    : [];
+};
+
+const meansViewOf = (means: PaymentMeans, { t }: Writer): PaymentMeansView => {
+  const information = nonBlank(means.information);
+  switch (means.type) {
+    case 'credit_transfer':
+      return {
+        text: information,
+        fields: fieldsFrom([
+          [t('account_holder'), means.account_name],
+          [t('iban'), means.iban ? ibanInGroups(means.iban) : null],
+          [t('bic'), means.bic],
+        ]),
+      };
+    case 'sepa_direct_debit':
+      return { text: information, fields: fieldsFrom([[t('mandate_reference'), means.mandate_reference], [t('creditor_id'), means.creditor_id]]) };
+    case 'card':
+      return { text: information, fields: fieldsFrom([[t('card_holder'), means.card_holder]]) };
+    case 'paypal':
+      return { text: information ?? t('means_paypal'), fields: [] };
+    case 'other':
+      return { text: information, fields: [] };
+  }
+};
+
+/** What the reader is asked: to pay by a date, or told what will be debited from their account or was paid by card. */
+const termsOf = (invoice: Invoice, first: PaymentMeans | undefined, amount: number, { t, formats, money }: Writer): string => {
+  if (amount <= 0) return t('nothing_due');
+  const due = money(amount);
+  if (first?.type === 'sepa_direct_debit') {
+    const iban = nonBlank(first.debited_iban);
+    return iban ? t('debit_terms', { amount: due, iban: ibanInGroups(iban) }) : t('debit_terms_no_iban', { amount: due });
+  }
+  if (first?.type === 'card') {
+    const last4 = nonBlank(first.card_last4);
+    return last4 ? t('card_terms', { amount: due, last4 }) : t('card_terms_no_digits', { amount: due });
+  }
+  return invoice.due_date ? t('pay_by', { amount: due, date: formats.date(invoice.due_date) }) : t('pay_on_receipt', { amount: due });
+};
+
+/**
+ * How to pay the amount due at finalization: the terms, the payment means, the reference to quote
+ * and, for a EUR invoice paid by credit transfer, a payment QR code for its first account.
+ * `amount` is given by the caller: the PDF states what finalization made due, the public page what
+ * is still to pay.
  */
 export const paymentOf = (invoice: Invoice, amount: number, writer: Writer): PaymentView => {
   const business = invoice.business_snapshot!;
   // The ISO 11649 creditor reference goes into the QR code's structured field; invoices finalized before it have only their number.
   const reference = nonBlank(invoice.remittance_reference) ?? invoice.number!;
-  const account = business.payment_account;
-  const due = writer.money(amount);
-  const terms = invoice.due_date ? writer.t('pay_by', { amount: due, date: writer.formats.date(invoice.due_date) }) : writer.t('pay_on_receipt', { amount: due });
-  const name = nonBlank(account?.name) ?? nonBlank(business.business_name);
+  const means = paymentMeansOf(invoice);
+  const transfer = means.find((entry) => entry.type === 'credit_transfer' && nonBlank(entry.iban));
+  const payee = nonBlank(invoice.payee?.name);
+  const name = nonBlank(transfer?.account_name) ?? payee ?? nonBlank(business.business_name);
   const payload =
-    account && name && invoice.currency === 'EUR' ? epcPayload({ name, iban: account.iban, bic: account.bic, amount, remittance: reference }) : null;
+    transfer && name && amount > 0 && invoice.currency === 'EUR' ? epcPayload({ name, iban: transfer.iban!, bic: transfer.bic, amount, remittance: reference }) : null;
   return {
-    terms,
-    account: account ? { iban: ibanInGroups(account.iban), bic: account.bic, holder: nonBlank(account.name) } : null,
+    terms: termsOf(invoice, means[0], amount, writer),
+    payee,
+    means: means.map((entry) => meansViewOf(entry, writer)).filter((view) => view.text !== null || view.fields.length > 0),
     reference,
     qr: payload ? { svg: qrCodeSvg(payload, writer.t('qr_caption')), caption: writer.t('qr_caption') } : null,
   };
@@ -277,6 +511,18 @@ export const writerFor = (invoice: Pick<Invoice, 'locale' | 'currency'>): Writer
   return { t: documentMessages(locale), formats, money: (minor) => formats.money(minor, invoice.currency) };
 };
 
+const taxRepresentativeOf = (invoice: Invoice, lang: string): PartyView | null => {
+  const representative = invoice.business_snapshot?.tax_representative;
+  if (!representative) return null;
+  return { name: representative.name, addressLines: addressLinesOf(representative.address, lang), vatId: nonBlank(representative.tax_id), email: null, details: [] };
+};
+
+const attachmentsOf = (invoice: Invoice): string[] =>
+  invoice.attachments.map((attachment) => {
+    const description = nonBlank(attachment.description);
+    return description ? `${attachment.filename} (${description})` : attachment.filename;
+  });
+
 /** The printed invoice of a finalized invoice, in its language; throws on a draft, which has no document. */
 export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => {
   const { business_snapshot: business, customer_snapshot: customer, number } = invoice;
@@ -285,20 +531,7 @@ export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => 
   const { t, formats, money } = writer;
   const lang = formats.locale;
   const lines = invoice.lines.data;
-  const totals: TotalRow[] = [{ label: t('subtotal'), amount: money(invoice.subtotal) }];
-  if (invoice.discount_total > 0) totals.push({ label: t('discount'), amount: money(-invoice.discount_total) });
-  totals.push({ label: t('net_amount'), amount: money(invoice.taxable_amount) }, { label: t('vat_total'), amount: money(invoice.tax_total) });
-  const lineViews = lines.map(
-    (line): LineView => ({
-      description: line.description,
-      period: line.period ? t('line_period', { period: periodText(line.period, writer) }) : null,
-      quantity: formats.decimal(line.quantity),
-      unitPrice: money(line.unit_amount),
-      discount: discountOf(line, writer),
-      taxRate: formats.percent(line.tax_rate),
-      amount: money(line.amount),
-    }),
-  );
+  const lineViews = lines.map((line) => lineViewOf(line, invoice.currency, writer));
   return {
     lang,
     labels: Object.fromEntries(LABEL_KEYS.map((key) => [key, t(key)])) as DocumentLabels,
@@ -312,24 +545,38 @@ export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => 
       addressLines: addressLinesOf(business.address, lang),
       vatId: nonBlank(business.tax_id),
       email: nonBlank(business.email),
+      details: fieldsFrom([
+        [t('trading_name'), business.trading_name],
+        [t('registration_id'), business.registration_id],
+      ]),
     },
     billTo: {
       name: customer.name,
       addressLines: addressLinesOf(customer.address, lang),
       vatId: nonBlank(customer.tax_id),
       email: nonBlank(customer.email),
+      details: fieldsFrom([
+        [t('customer_identifier'), customer.identifier],
+        [t('contact'), customer.contact_name],
+      ]),
     },
+    taxRepresentative: taxRepresentativeOf(invoice, lang),
+    precedingInvoice: precedingInvoiceOf(invoice, writer),
     lines: lineViews,
     hasDiscounts: lines.some((line) => line.discount_amount > 0),
     hasLinePeriods: lineViews.some((line) => line.period !== null),
-    totals,
+    totals: totalsOf(invoice, writer),
     total: { label: t('total', { currency: invoice.currency }), amount: money(invoice.total) },
+    settlement: settlementOf(invoice, writer),
+    taxCurrency: taxCurrencyOf(invoice, writer),
     vatGroups: vatGroupsOf(invoice, writer),
     exemptions: exemptionsOf(invoice, writer),
     // The PDF is what finalization issued: the amount it made due, whatever was paid since.
-    payment: paymentOf(invoice, invoice.total, writer),
+    payment: paymentOf(invoice, amountDueAtIssue(invoice), writer),
     paymentInstructions: nonBlank(business.payment_instructions),
     notes: nonBlank(invoice.notes),
+    attachments: attachmentsOf(invoice),
+    legalInfo: nonBlank(business.legal_info),
     footer: nonBlank(invoice.footer),
   };
 };

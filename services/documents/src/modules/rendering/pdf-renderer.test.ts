@@ -3,7 +3,7 @@ import { AppError } from '@invoicing/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRenderer } from '../../../test/harness.ts';
 import { browserProcesses, replaceableChromium } from '../../../test/support/browser-processes.ts';
-import { makeInvoice } from '../../../test/support/invoices.ts';
+import { makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 import { pdfInfo, pdfText } from '../../../test/support/pdf-text.ts';
 import { resolveChromium } from './chromium-executable.ts';
 import { createInvoicePrinter } from './invoice-printer.ts';
@@ -41,6 +41,13 @@ describe('printing an invoice', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it('gives byte-identical PDFs of an invoice with every EN 16931 term it prints', async () => {
+    const printer = createInvoicePrinter({ renderer }, templates);
+    const invoice = makeRichInvoice({ locale: 'de-DE' });
+    const [first, second] = await Promise.all([printer.print(invoice), printer.print(invoice)]);
+    expect(first.sha256).toBe(second.sha256);
   });
 
   it('prints different invoices differently on the same pages', async () => {

@@ -9,7 +9,7 @@ import type { PrintJob } from './pdf-renderer.ts';
  * made it; a change to the printed layout goes into a new `templates/v<n>/` folder, so that a
  * re-render of an old invoice with its own version still gives the same bytes.
  */
-export const TEMPLATE_VERSION = 'v2';
+export const TEMPLATE_VERSION = 'v3';
 
 export interface PublicPageStatus {
   code: string;
