@@ -86,7 +86,7 @@ describe('the printed invoice view', () => {
     expect(toInvoiceDocumentView(makeInvoice()).payment.qr?.svg).toMatch(/^<svg /);
     expect(toInvoiceDocumentView(makeInvoice({ currency: 'USD' })).payment.qr).toBeNull();
     const invoice = makeInvoice();
-    expect(toInvoiceDocumentView({ ...invoice, business_snapshot: { ...invoice.business_snapshot!, payment_account: null } }).payment).toMatchObject({ means: [], qr: null });
+    expect(toInvoiceDocumentView({ ...invoice, payment_means: [], business_snapshot: { ...invoice.business_snapshot!, payment_account: null } }).payment).toMatchObject({ means: [], qr: null });
   });
 
   describe('the EN 16931 terms beyond the first set', () => {
