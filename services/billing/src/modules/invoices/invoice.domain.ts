@@ -259,6 +259,7 @@ export const newDraft = (
     overdueEventAt: null,
     remittanceReference: null,
     lastReminderOn: null,
+    attachments: [],
     createdAt: context.now,
     updatedAt: context.now,
   };
@@ -425,7 +426,7 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   payment_means: [], // #25 placeholder: parties and payment means
   payee: null, // #25 placeholder
   preceding_invoice: null, // #25 placeholder
-  attachments: [], // #25 placeholder: attachments
+  attachments: row.attachments,
   business_snapshot: businessSnapshotView(row.businessSnapshot),
   customer_snapshot: customerSnapshotView(row.customerSnapshot),
   public_url_token: row.publicUrlToken ?? null,
