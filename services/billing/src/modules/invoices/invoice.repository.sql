@@ -145,6 +145,7 @@ with
         "overdue_event_at",
         "remittance_reference",
         "last_reminder_on",
+        "attachments",
         "created_at",
         "updated_at"
       )
@@ -195,7 +196,8 @@ with
         $43,
         $44,
         $45,
-        $46
+        $46,
+        $47
       )
   ),
   "new_lines" as (
@@ -223,18 +225,18 @@ with
         "period_end"
       )
     values
-      ($47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66)
+      ($48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($67, $68, $69, $70, $71, $72, $73, $74)
+      ($68, $69, $70, $71, $72, $73, $74, $75)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($75, $76, $77, $78);
+  ($76, $77, $78, $79);
 
 with
   "new_records" as (
@@ -301,6 +303,7 @@ with
         "overdue_event_at",
         "remittance_reference",
         "last_reminder_on",
+        "attachments",
         "created_at",
         "updated_at"
       )
@@ -349,8 +352,9 @@ with
       $49 as "overdue_event_at",
       $50 as "remittance_reference",
       $51 as "last_reminder_on",
-      $52 as "created_at",
-      $53 as "updated_at"
+      $52 as "attachments",
+      $53 as "created_at",
+      $54 as "updated_at"
     from
       "new_records"
   ),
@@ -382,7 +386,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($54::jsonb) as "v" (
+      jsonb_to_recordset($55::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -409,14 +413,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $55 as "id",
-      $56 as "invoice_id",
-      $57 as "workspace_id",
-      $58 as "type",
-      $59 as "occurred_at",
-      $60 as "key_id",
-      $61 as "request_id",
-      $62 as "details"
+      $56 as "id",
+      $57 as "invoice_id",
+      $58 as "workspace_id",
+      $59 as "type",
+      $60 as "occurred_at",
+      $61 as "key_id",
+      $62 as "request_id",
+      $63 as "details"
     from
       "new_records"
   ),
@@ -424,10 +428,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $63 as "id",
-      $64 as "subject",
-      $65 as "envelope",
-      $66 as "trace_context"
+      $64 as "id",
+      $65 as "subject",
+      $66 as "envelope",
+      $67 as "trace_context"
     from
       "new_records"
   )
