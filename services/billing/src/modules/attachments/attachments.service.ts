@@ -49,9 +49,15 @@ export const attachmentsService = (deps: InvoiceDeps) => {
 
   return {
     add: async (actor: Actor, publicId: string, body: CreateInvoiceAttachmentBody) => {
-      // The file is checked before anything is locked: decoding 10 MB takes milliseconds.
+      // As PATCH: an unknown invoice is 404 and a finalized one 409 whatever the body holds; the
+      // file is checked before anything is locked (decoding 10 MB takes milliseconds), and the
+      // limit of documents again on the locked draft.
+      const current = await invoices.findInWorkspace(actor.workspaceId, invoiceIdOf(publicId));
+      if (!current) throw notFound('invoice', publicId);
+      assertEditable(current, 'edited');
       const bytes = decodeContent(body.content_base64);
       assertContentMatchesType(bytes, body.content_type);
+      assertRoomForAnother(current.attachments);
       const moment = await workspaceMoment(deps, actor);
       let added: InvoiceAttachment | undefined;
       await changeDraft(
