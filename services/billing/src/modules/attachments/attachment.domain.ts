@@ -7,7 +7,7 @@ import {
   type CreateInvoiceAttachmentBody,
   type InvoiceAttachment,
 } from '@invoicing/contracts';
-import { invalidRequest } from '@invoicing/service-kit';
+import { invalidRequest } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
 import type { InvoiceAttachmentRow } from './attachment.entity.ts';
 
