@@ -146,7 +146,9 @@ describe('supporting documents (BG-24)', () => {
     expect(responses.find((response) => response.status === 400)!.body.detail).toMatch(/at most 5/);
     expect(await rowsOf(draft.id)).toHaveLength(5);
     const read = (await api.call('GET', `/api/v1/invoices/${draft.id}`)).body.data;
-    expect(read.attachments).toHaveLength(5);
+    // The listing is the files stored, one for one: no racing upload overwrote another's entry.
+    expect(read.attachments.map((each: { filename: string }) => each.filename)).toEqual((await rowsOf(draft.id)).map((row) => row.filename));
+    expect(read.attachments.map((each: { id: string }) => each.id).sort()).toEqual(responses.filter((response) => response.status === 201).map((response) => response.body.data.id).sort());
     expect((await attach(draft.id, upload(CSV, 'text/csv', 'sixth.csv'))).status).toBe(400);
     // Deleting one makes room for another, placed last.
     await api.call('DELETE', `/api/v1/invoices/${draft.id}/attachments/${read.attachments[1].id}`);
