@@ -68,6 +68,8 @@ const requestFor = (operation: Operation, workspace: SeededWorkspace, idOverride
     if (name === 'token') return workspace.tokens[0]!;
     // A statement's entry: the seed's last one, which no invoice took (it can still be matched by hand).
     if (name === 'entry_id') return workspace.ids.get('bse')!.at(-1)!;
+    // A supporting document: the one seeded on the draft.
+    if (name === 'att_id') return workspace.ids.get('att')![0]!;
     const prefix = prefixes.get(collectionOf(operation.path))!;
     return workspace.ids.get(prefix)![0]!;
   });

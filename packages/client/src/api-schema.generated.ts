@@ -1342,7 +1342,7 @@ export interface components {
             content_base64: string;
             /** @description What the document is (BT-123), such as "Timesheet November". Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
-        };
+        } & (unknown & unknown & unknown & unknown);
         /**
          * @description PDF, PNG, JPEG, CSV, XLSX or ODS: the MIME codes EN 16931 allows for BT-125.
          * @enum {string}

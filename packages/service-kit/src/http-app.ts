@@ -202,6 +202,8 @@ export const registerOperation = <O extends Operation>(
   app.route({
     method: operation.method,
     url: operation.path,
+    // An operation that takes a larger body (a supporting document) says so; every other keeps the app's 1 MiB.
+    ...(operation.bodyLimitBytes ? { bodyLimit: operation.bodyLimitBytes } : {}),
     schema: {
       ...(operation.params ? { params: operation.params } : {}),
       ...(operation.query ? { querystring: operation.query } : {}),

@@ -184,7 +184,7 @@ export const createServiceClient = ({ baseUrl, name, internalToken, timeoutMs, c
     }
     const disposition = String(headers['content-disposition'] ?? '');
     const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
-    return { contentType: String(headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim(), filename, bytes: Buffer.concat(chunks) };
+    return { contentType: String(headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim(), filename, bytes: Buffer.concat(chunks), headers };
   };
 
 
@@ -199,6 +199,8 @@ export interface FetchedDocument {
   /** From its `Content-Disposition`, if it named one. */
   filename: string | null;
   bytes: Buffer;
+  /** The answer's headers, for what a route sends beside the bytes (the listed size and SHA-256 of an attachment). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** The other service refused the document (a 4xx other than 404): asking again gives the same answer. */

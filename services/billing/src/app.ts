@@ -3,6 +3,8 @@ import type { Clock } from '@invoicing/service-kit/clock';
 import { BILLING_SCHEMA } from './database.ts';
 import type { FastifyServerOptions } from 'fastify';
 import { registerAccountRoutes } from './modules/account/account.routes.ts';
+import { registerAttachmentRoutes } from './modules/attachments/attachment.routes.ts';
+import { attachmentsService } from './modules/attachments/attachments.service.ts';
 import { registerBankStatementRoutes } from './modules/bank-statements/bank-statement.routes.ts';
 import { bankStatementsService } from './modules/bank-statements/bank-statements.service.ts';
 import { accountService } from './modules/account/account.service.ts';
@@ -54,6 +56,7 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
     void: voidInvoice(invoiceDeps),
     publicLinks: publicLinks(invoiceDeps),
   });
+  registerAttachmentRoutes(app, attachmentsService(invoiceDeps));
   registerPaymentRoutes(app, paymentsService(invoiceDeps));
   registerBankStatementRoutes(app, bankStatementsService(invoiceDeps, createCursorCodec(internalToken)));
   registerMessageRoutes(app, messageService(invoiceDeps, createCursorCodec(internalToken)));

@@ -12,7 +12,9 @@ import { Migration20270120100000EmailDelivery } from './migrations/Migration2027
 import { Migration20270130000000SubscriptionsAndLinePeriods } from './migrations/Migration20270130000000SubscriptionsAndLinePeriods.ts';
 import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
 import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migration20270151000000PartiesAndPaymentMeans.ts';
+import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
+import { InvoiceAttachmentEntity } from './modules/attachments/attachment.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
 import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.entity.ts';
 import { EmailSuppressionEntity, MessageEntity } from './modules/messages/message.entity.ts';
@@ -23,7 +25,7 @@ import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity, InvoiceAttachmentEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -44,6 +46,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270130000000SubscriptionsAndLinePeriods', class: Migration20270130000000SubscriptionsAndLinePeriods },
   { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
   { name: 'Migration20270151000000PartiesAndPaymentMeans', class: Migration20270151000000PartiesAndPaymentMeans },
+  { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

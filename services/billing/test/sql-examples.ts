@@ -7,6 +7,8 @@ import { makeEnvelope } from '@invoicing/service-kit/events/make-envelope';
 import { moduleExamples, repositoryExamples, type ServiceSqlExamples } from '@invoicing/testing/committed-sql';
 import { BILLING_SCHEMA, openBillingDatabase } from '../src/database.ts';
 import { accountRepository } from '../src/modules/account/account.repository.ts';
+import type { InvoiceAttachmentRow } from '../src/modules/attachments/attachment.entity.ts';
+import { attachmentRepository } from '../src/modules/attachments/attachment.repository.ts';
 import { FINALIZED_PROPERTIES, type FinalizedColumns } from '../src/modules/invoices/finalization.domain.ts';
 import type { InvoiceRow } from '../src/modules/invoices/invoice.entity.ts';
 import { newDraft, totalsColumns } from '../src/modules/invoices/invoice.domain.ts';
@@ -120,6 +122,20 @@ const message: MessageRow = {
   sentAt: null,
   createdAt: NOW,
 };
+const ATTACHMENT = '00000000-0000-4000-8000-00000000000b';
+const attachment: InvoiceAttachmentRow = {
+  id: ATTACHMENT,
+  invoiceId: INVOICE,
+  workspaceId: WORKSPACE,
+  position: 1,
+  filename: 'hours.csv',
+  contentType: 'text/csv',
+  size: 10,
+  sha256: 'a'.repeat(64),
+  description: null,
+  content: Buffer.from('day,hours\n'),
+  createdAt: NOW,
+};
 const claimedMessage: ClaimedMessage = { ...message, lease: '00000000-0000-4000-8000-000000000009' };
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
@@ -192,6 +208,12 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
     repositoryExamples('src/modules/account/account.repository.sql', 'accountRepository (account.repository.ts)', accountRepository, {
       settingsOf: (accounts) => accounts.settingsOf(WORKSPACE, NOW),
       lockOrCreate: (accounts, em) => em.transactional((tx) => accounts.lockOrCreate(tx, WORKSPACE, NOW)),
+    }),
+    repositoryExamples('src/modules/attachments/attachment.repository.sql', 'attachmentRepository (attachment.repository.ts)', attachmentRepository, {
+      lastPositionOf: (attachments, em) => em.transactional((tx) => attachments.lastPositionOf(tx, INVOICE)),
+      add: (attachments, em) => em.transactional((tx) => attachments.add(tx, attachment)),
+      remove: (attachments, em) => em.transactional((tx) => attachments.remove(tx, INVOICE, ATTACHMENT)),
+      finalizedContentOf: (attachments) => attachments.finalizedContentOf(WORKSPACE, INVOICE, ATTACHMENT, 'att_0000000000004000800000000000000b'),
     }),
     repositoryExamples('src/modules/timeline/timeline.repository.sql', 'timelineRepository (timeline.repository.ts)', timelineRepository, {
       add: (timeline, em) => em.transactional(async (tx) => timeline.add(tx, entry)),

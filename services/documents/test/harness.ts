@@ -1,7 +1,7 @@
 export { expectProblem } from '@invoicing/testing';
 import { randomUUID } from 'node:crypto';
 import { parsePublicId, type EventEnvelope, type Invoice, type InvoiceByPublicToken, type PdfFormat } from '@invoicing/contracts';
-import { createInProcessBus, migrateDatabase, OutboxRelay, type Caller } from '@invoicing/service-kit';
+import { createInProcessBus, migrateDatabase, notFound, OutboxRelay, type Caller } from '@invoicing/service-kit';
 import { systemClock } from '@invoicing/service-kit/clock';
 import { createTestDatabase } from '@invoicing/testing';
 import { buildApp } from '../src/app.ts';
@@ -22,6 +22,7 @@ export const INTERNAL_TOKEN = 'documents-test-internal-token-0123456789';
 export const fakeBilling = () => {
   const invoices = new Map<string, { workspaceId: string; invoice: Invoice }>();
   const pdfFormats = new Map<string, PdfFormat>();
+  const attachmentContents = new Map<string, Buffer>();
   const calls: string[] = [];
   const reader: BillingReader = {
     invoice: async (caller: Caller, id: string) => {
@@ -38,12 +39,21 @@ export const fakeBilling = () => {
       calls.push(`account ${caller.workspaceId}`);
       return pdfFormats.get(caller.workspaceId) ?? 'standard';
     },
+    attachmentContent: async (workspaceId: string, invoiceId: string, attachmentId: string) => {
+      calls.push(`attachment ${attachmentId}`);
+      const stored = invoices.get(parsePublicId('invoice', invoiceId) ?? '');
+      const content = stored?.workspaceId === workspaceId && stored.invoice.status !== 'draft' ? attachmentContents.get(attachmentId) : undefined;
+      if (!content) throw notFound('attachment', attachmentId);
+      return content;
+    },
   };
   return {
     reader,
     calls,
     /** The workspace's account now has this `pdf_format`. */
     setPdfFormat: (workspaceId: string, format: PdfFormat) => void pdfFormats.set(workspaceId, format),
+    /** Billing now holds these bytes for the attachment (`att_…`) its invoice lists. */
+    putAttachmentContent: (attachmentId: string, content: Buffer) => void attachmentContents.set(attachmentId, content),
     /** Billing now holds this invoice for the workspace (replacing what it held). */
     put: (workspaceId: string, invoice: Invoice) => {
       invoices.set(parsePublicId('invoice', invoice.id)!, { workspaceId, invoice });

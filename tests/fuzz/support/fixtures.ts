@@ -81,7 +81,9 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   const subscription = await created(api('POST', '/api/v1/subscriptions', { customer: customers[0].id, items: [{ price: price.id }], start_date: '2099-01-01' }), 'subscription');
   const endpoint = await created(api('POST', '/api/v1/webhook_endpoints', { url: webhookUrl, enabled_events: ['*'] }), 'webhook endpoint');
   const message = await created(api('POST', `/api/v1/invoices/${open.id}/send`, { to: ['one@example.com'], attachments: [] }), 'message');
-  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, subscription.id, endpoint.id, message.id]) addId(ids, id);
+  // A supporting document on the draft, for the route that names one.
+  const attachment = await created(api('POST', `/api/v1/invoices/${draft.id}/attachments`, { filename: 'hours.csv', content_type: 'text/csv', content_base64: Buffer.from('day,hours\n2026-11-02,7.5\n').toString('base64') }), 'attachment');
+  for (const id of [...customers.map((c) => c.id), product.id, price.id, draft.id, open.id, paid.id, voided.id, subscription.id, endpoint.id, message.id, attachment.id]) addId(ids, id);
   // A payment, and a bank statement with a matched and an unmatched entry, for the routes that name them.
   for (const payment of (await api('GET', `/api/v1/invoices/${paid.id}/payments`)).body.data) addId(ids, payment.id);
   const statement = await fetch(`${system.gatewayUrl}/api/v1/bank_statements`, {

@@ -58,6 +58,8 @@ const pathParam = (world: FuzzWorld, operation: DocumentedOperation, name: strin
   }
   // A bank statement's entry: from the entries' pool (`bse`), not its collection's.
   if (name === 'entry_id') return anyId(world, 'bse');
+  // A supporting document of an invoice: from the attachments' pool (`att`).
+  if (name === 'att_id') return anyId(world, 'att');
   return anyId(world, world.collectionPrefix.get(collectionOf(operation.path)));
 };
 

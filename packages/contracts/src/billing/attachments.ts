@@ -38,7 +38,38 @@ export const InvoiceAttachment = z
   .meta({ id: 'InvoiceAttachment' });
 export type InvoiceAttachment = z.infer<typeof InvoiceAttachment>;
 
-const BASE64 = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+/** Groups of four after the first bytes, and a padded last group whose unused bits are zero (canonical base64: one form per file). */
+const BASE64_TAIL = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$';
+const BASE64 = `^${BASE64_TAIL}`;
+const NOT_BASE64_ALPHABET = /[^A-Za-z0-9+/]/;
+
+/**
+ * What BASE64 says, checked in one linear scan: that pattern, run on a 13 MB body, exhausts V8's
+ * regular-expression stack (one backtracking entry per group of four) and would answer a 500.
+ */
+export const isPaddedBase64 = (value: string): boolean => {
+  if (value.length % 4 !== 0) return false;
+  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  if (padding === 2 && !'AQgw'.includes(value.charAt(value.length - 3))) return false;
+  if (padding === 1 && !'AEIMQUYcgkosw048'.includes(value.charAt(value.length - 2))) return false;
+  return !NOT_BASE64_ALPHABET.test(padding === 0 ? value : value.slice(0, -padding));
+};
+
+/**
+ * The first bytes of each binary type, as the start of its base64 (`%PDF-`; the PNG signature; FF
+ * D8 FF; a ZIP's `PK\x03\x04` for XLSX and ODS), as JSON Schema conditions, so a client (or a
+ * fuzzer) can tell from the schema alone which files billing takes; a CSV must be UTF-8 text.
+ */
+const startsAs = (contentTypes: string[], start: string) => ({
+  if: { required: ['content_type'], properties: { content_type: { enum: contentTypes } } },
+  then: { properties: { content_base64: { pattern: `^${start}${BASE64_TAIL}` } } },
+});
+const SIGNATURE_CONDITIONS = [
+  startsAs(['application/pdf'], 'JVBERi[0-3][A-Za-z0-9+/]'),
+  startsAs(['image/png'], 'iVBORw0KGg[o-r][A-Za-z0-9+/]'),
+  startsAs(['image/jpeg'], '/9j/'),
+  startsAs(['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.oasis.opendocument.spreadsheet'], 'UEsDB[A-P][A-Za-z0-9+/]{2}'),
+];
 
 export const CreateInvoiceAttachmentBody = z
   .strictObject({
@@ -54,12 +85,14 @@ export const CreateInvoiceAttachmentBody = z
     content_base64: z
       .string()
       .min(1)
-      .regex(new RegExp(BASE64), 'must be standard base64 (RFC 4648, with padding)')
+      .refine(isPaddedBase64, 'must be standard base64 (RFC 4648, with padding)')
+      .meta({ pattern: BASE64 })
       .describe(`The file, base64-encoded; at most ${ATTACHMENT_MAX_BYTES.toLocaleString('en')} bytes decoded (400 above, 413 when the body itself is too large). Its bytes must be of \`content_type\` (a PDF starts with %PDF-, a PNG and a JPEG with their signatures).`),
     description: optionalText(500).optional().describe(`What the document is (BT-123), such as "Timesheet November". ${OPTIONAL_TEXT_RULE}`),
   })
   .meta({
     id: 'CreateInvoiceAttachmentBody',
+    allOf: SIGNATURE_CONDITIONS,
     examples: [{ filename: 'timesheet.csv', content_type: 'text/csv', content_base64: 'ZGF5LGhvdXJzCjIwMjYtMTEtMDIsNy41Cg==', description: 'Timesheet November' }],
   });
 export type CreateInvoiceAttachmentBody = z.infer<typeof CreateInvoiceAttachmentBody>;
@@ -95,3 +128,14 @@ export const deleteInvoiceAttachment = defineOperation({
 });
 
 export const invoiceAttachmentOperations = [createInvoiceAttachment, deleteInvoiceAttachment];
+
+/** Headers of billing's internal answer with an attachment's bytes: the size and SHA-256 its invoice lists for it. */
+export const ATTACHMENT_LISTED_SIZE_HEADER = 'x-attachment-size';
+export const ATTACHMENT_LISTED_SHA256_HEADER = 'x-attachment-sha256';
+
+/**
+ * Billing's internal route with the bytes of one supporting document of a finalized invoice (the
+ * documents service embeds them in the e-invoices); the gateway never forwards to it.
+ */
+export const invoiceAttachmentContentPath = (workspaceId: string, invoiceId: string, attachmentId: string): string =>
+  `/internal/v1/workspaces/${encodeURIComponent(workspaceId)}/invoices/${encodeURIComponent(invoiceId)}/attachments/${encodeURIComponent(attachmentId)}/content`;

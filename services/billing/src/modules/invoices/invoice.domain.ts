@@ -267,6 +267,7 @@ export const newDraft = (
     overdueEventAt: null,
     remittanceReference: null,
     lastReminderOn: null,
+    attachments: [],
     createdAt: context.now,
     updatedAt: context.now,
   };
@@ -433,7 +434,7 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   payment_means: row.paymentMeans ?? [],
   payee: row.payee ?? null,
   preceding_invoice: row.precedingInvoice ?? null,
-  attachments: [], // #25 placeholder: attachments
+  attachments: row.attachments,
   business_snapshot: businessSnapshotView(row.businessSnapshot),
   customer_snapshot: customerSnapshotView(row.customerSnapshot),
   public_url_token: row.publicUrlToken ?? null,

@@ -1,4 +1,4 @@
-import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, InvoiceAttachment, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** The statuses stored; `overdue` is never stored but computed on read from the due date. */
@@ -64,6 +64,8 @@ export const InvoiceEntity = defineEntity({
     remittanceReference: p.text().nullable(),
     /** The local day of the last reminder e-mailed (reminder_days); null before the first. */
     lastReminderOn: p.date().nullable(),
+    /** Its supporting documents as it lists them, in order (the files are in invoice_attachments); frozen at finalization. */
+    attachments: p.json<InvoiceAttachment[]>(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

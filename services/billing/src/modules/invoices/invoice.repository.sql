@@ -148,6 +148,7 @@ with
         "overdue_event_at",
         "remittance_reference",
         "last_reminder_on",
+        "attachments",
         "created_at",
         "updated_at"
       )
@@ -201,7 +202,8 @@ with
         $46,
         $47,
         $48,
-        $49
+        $49,
+        $50
       )
   ),
   "new_lines" as (
@@ -229,18 +231,18 @@ with
         "period_end"
       )
     values
-      ($50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69)
+      ($51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69, $70)
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($70, $71, $72, $73, $74, $75, $76, $77)
+      ($71, $72, $73, $74, $75, $76, $77, $78)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($78, $79, $80, $81);
+  ($79, $80, $81, $82);
 
 with
   "new_records" as (
@@ -310,6 +312,7 @@ with
         "overdue_event_at",
         "remittance_reference",
         "last_reminder_on",
+        "attachments",
         "created_at",
         "updated_at"
       )
@@ -361,8 +364,9 @@ with
       $52 as "overdue_event_at",
       $53 as "remittance_reference",
       $54 as "last_reminder_on",
-      $55 as "created_at",
-      $56 as "updated_at"
+      $55 as "attachments",
+      $56 as "created_at",
+      $57 as "updated_at"
     from
       "new_records"
   ),
@@ -394,7 +398,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($57::jsonb) as "v" (
+      jsonb_to_recordset($58::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -421,14 +425,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $58 as "id",
-      $59 as "invoice_id",
-      $60 as "workspace_id",
-      $61 as "type",
-      $62 as "occurred_at",
-      $63 as "key_id",
-      $64 as "request_id",
-      $65 as "details"
+      $59 as "id",
+      $60 as "invoice_id",
+      $61 as "workspace_id",
+      $62 as "type",
+      $63 as "occurred_at",
+      $64 as "key_id",
+      $65 as "request_id",
+      $66 as "details"
     from
       "new_records"
   ),
@@ -436,10 +440,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $66 as "id",
-      $67 as "subject",
-      $68 as "envelope",
-      $69 as "trace_context"
+      $67 as "id",
+      $68 as "subject",
+      $69 as "envelope",
+      $70 as "trace_context"
     from
       "new_records"
   )

@@ -46,6 +46,14 @@ export const registerOperationRoutes = async (app: FastifyInstance, { operations
     if (!upstream) throw new Error(`No upstream for service ${operation.service}`);
     await app.register(async (scope) => {
       if (operation.bodyContentType) acceptTextBody(scope, operation.bodyContentType, operation.bodyLimitBytes);
+      // A JSON body larger than 1 MiB (a supporting document in base64): the proxy's route takes no
+      // body limit of its own, so it is set on the route as the plugin registers it.
+      else if (operation.bodyLimitBytes) {
+        const bodyLimit = operation.bodyLimitBytes;
+        scope.addHook('onRoute', (route) => {
+          route.bodyLimit = bodyLimit;
+        });
+      }
       for (const hook of onRequest) scope.addHook('onRequest', hook);
       for (const hook of preHandler) scope.addHook('preHandler', hook);
       for (const hook of onSend) scope.addHook('onSend', hook);
