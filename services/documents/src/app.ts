@@ -2,7 +2,7 @@ import { createServiceApp, loggerOptions, type Orm } from '@invoicing/service-ki
 import type { Clock } from '@invoicing/service-kit/clock';
 import type { FastifyServerOptions } from 'fastify';
 import { registerInvoiceExportRoutes } from './modules/einvoices/invoice-export.routes.ts';
-import { createExportCache, invoiceExportService, type AttachmentContentOf, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
+import { attachmentContentFrom, createExportCache, invoiceExportService, type ExportCache } from './modules/einvoices/invoice-export.service.ts';
 import { registerInvoicePdfRoutes } from './modules/invoice-pdfs/invoice-pdf.routes.ts';
 import { invoicePdfService, type PdfCache } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { pdfDownloadService } from './modules/invoice-pdfs/pdf-download.service.ts';
@@ -23,8 +23,6 @@ export interface DocumentsAppDeps {
   pdfCache?: PdfCache;
   /** Stored e-invoice exports held in memory; default: 32 MB. */
   exportCache?: ExportCache;
-  /** The bytes of an invoice's supporting documents, from billing; without it, invoices that list any have no e-invoice exports. */
-  attachmentContentOf?: AttachmentContentOf;
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   clock: Clock;
@@ -41,7 +39,6 @@ export const buildApp = ({
   templates,
   pdfCache,
   exportCache = createExportCache(32 * 1024 * 1024),
-  attachmentContentOf,
   announce,
   clock,
   checkReadiness,
@@ -53,7 +50,7 @@ export const buildApp = ({
     em: orm.em,
     billing,
     pdfBytesOf: async (workspaceId, invoice) => (await pdfs.forInvoice(workspaceId, invoice)).content,
-    attachmentContentOf,
+    attachmentContentOf: attachmentContentFrom(billing),
     cache: exportCache,
     clock,
   });

@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { DOCUMENTS_SCHEMA, openDocumentsDatabase } from './database.ts';
 import { storeFinalizedInvoice } from './modules/finalized-invoices/store-finalized-invoice.ts';
+import { attachmentContentFrom } from './modules/einvoices/invoice-export.service.ts';
 import { createPdfCache } from './modules/invoice-pdfs/invoice-pdf.service.ts';
 import { resolveChromium } from './modules/rendering/chromium-executable.ts';
 import { createInvoicePrinter, type PdfRendering } from './modules/rendering/invoice-printer.ts';
@@ -52,10 +53,11 @@ export const documentsService = defineService({
       : { unavailableBecause: chromium.reason };
     const renderer = 'renderer' in rendering ? rendering.renderer : undefined;
     const printer = createInvoicePrinter(rendering, templates);
+    const billing = billingReader(billingClient);
     const app = buildApp({
       orm,
       internalToken: config.INTERNAL_TOKEN,
-      billing: billingReader(billingClient),
+      billing,
       printer,
       templates,
       pdfCache: createPdfCache(config.PDF_CACHE_MB * 1024 * 1024),
@@ -68,7 +70,7 @@ export const documentsService = defineService({
     else app.log.warn({ reason: chromium.reason }, 'no Chromium: PDF requests answer 503 until one is configured; the rest works');
     const renderTime = app.metrics.histogram('pdf_render_duration_seconds', 'Time Chromium took to print one invoice PDF.', PDF_RENDER_BUCKETS_S);
     observeRender = (seconds) => renderTime.observe(seconds);
-    const onFinalized = storeFinalizedInvoice({ em: orm.em, printer, clock });
+    const onFinalized = storeFinalizedInvoice({ em: orm.em, printer, clock, attachmentContentOf: attachmentContentFrom(billing) });
     // The bus owns the subscription; the browser waits for the first PDF.
     const finalizedConsumer = {
       start: () =>

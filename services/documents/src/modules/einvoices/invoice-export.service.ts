@@ -21,6 +21,12 @@ export type PdfBytesOf = (workspaceId: string, invoice: Invoice) => Promise<Buff
  */
 export type AttachmentContentOf = (workspaceId: string, invoice: Invoice, attachment: InvoiceAttachment) => Promise<Buffer>;
 
+/** Supporting documents' bytes as billing serves them (checked there against the size and SHA-256 the invoice lists). */
+export const attachmentContentFrom =
+  (billing: Pick<BillingReader, 'attachmentContent'>): AttachmentContentOf =>
+  (workspaceId, invoice, attachment) =>
+    billing.attachmentContent(workspaceId, invoice.id, attachment.id);
+
 /**
  * Each supporting document's bytes, checked against the size and SHA-256 the invoice froze: an
  * export is stored for good, so it must never embed anything but the file the invoice lists.
@@ -167,8 +173,7 @@ export type InvoiceExportService = ReturnType<typeof invoiceExportService>;
 /**
  * On finalization: every export the invoice is ready for, written once and stored (a redelivered
  * event finds them stored). The Factur-X needs the printed PDF; without one (no Chromium) it is
- * written on its first download. So are the exports of an invoice with supporting documents when
- * no loader of their bytes is given.
+ * written on its first download. Supporting documents come from billing through `attachmentContentOf`.
  */
 export const storeFinalizedExports = async (
   em: EntityManager,
@@ -176,9 +181,8 @@ export const storeFinalizedExports = async (
   invoice: Invoice,
   pdf: Buffer | undefined,
   clock: Clock,
-  attachmentContentOf?: AttachmentContentOf,
+  attachmentContentOf: AttachmentContentOf,
 ): Promise<ExportKind[]> => {
-  if (invoice.attachments.length > 0 && !attachmentContentOf) return [];
   const have = await invoiceExportRepository(em).storedKinds(workspaceId, invoiceUuidOf(invoice));
   const documents = invoiceExportDocuments({ em, pdfBytesOf: async () => pdf!, attachmentContentOf, clock });
   const stored: ExportKind[] = [];

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWorkspace, startDocuments, type DocumentsHarness } from '../../../test/harness.ts';
 import { EINVOICE_SHAPES } from '../../../test/support/einvoice-shapes.ts';
 import { makeInvoice, makeInvoiceOfShape } from '../../../test/support/invoices.ts';
+import { attachmentContentFrom } from '../einvoices/invoice-export.service.ts';
 import { storeFinalizedInvoice } from './store-finalized-invoice.ts';
 
 let sut: DocumentsHarness;
@@ -30,7 +31,7 @@ const finalizedEvent = (workspaceId: string, invoice: Invoice): EventEnvelope =>
 
 describe('on billing.invoice.finalized', () => {
   it('prints the PDF once from the event’s snapshot, and a redelivered event prints nothing', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock, attachmentContentOf: attachmentContentFrom(sut.billing.reader) });
     const workspaceId = newWorkspace();
     const invoice = makeInvoice();
     const event = finalizedEvent(workspaceId, invoice);
@@ -51,7 +52,7 @@ describe('on billing.invoice.finalized', () => {
   });
 
   it('stores one PDF when the event and a first download race', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock, attachmentContentOf: attachmentContentFrom(sut.billing.reader) });
     const workspaceId = newWorkspace();
     const invoice = sut.billing.put(workspaceId, makeInvoice());
     const [, download] = await Promise.all([handle(finalizedEvent(workspaceId, invoice)), sut.getAs(workspaceId, `/api/v1/invoices/${invoice.id}/pdf`)]);
@@ -63,7 +64,7 @@ describe('on billing.invoice.finalized', () => {
   });
 
   it('stores every export on billing.invoice.finalized, once', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock, attachmentContentOf: attachmentContentFrom(sut.billing.reader) });
     const workspaceId = newWorkspace();
     const invoice = makeInvoiceOfShape(EINVOICE_SHAPES[2]!);
     const event = finalizedEvent(workspaceId, invoice);
@@ -78,7 +79,7 @@ describe('on billing.invoice.finalized', () => {
   });
 
   it('skips an event that breaks the contract instead of failing on it for ever', async () => {
-    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock });
+    const handle = storeFinalizedInvoice({ em: sut.orm.em, printer: sut.printer, clock: systemClock, attachmentContentOf: attachmentContentFrom(sut.billing.reader) });
     expect(await handle({ ...finalizedEvent(newWorkspace(), makeInvoice()), data: { object: { id: 'in_x' } } })).toBe('unreadable');
   });
 });

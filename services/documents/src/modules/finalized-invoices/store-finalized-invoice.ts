@@ -1,7 +1,7 @@
 import { billingEventSchema, BILLING_SUBJECTS, type EventEnvelope } from '@invoicing/contracts';
 import type { Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { storeFinalizedExports } from '../einvoices/invoice-export.service.ts';
+import { storeFinalizedExports, type AttachmentContentOf } from '../einvoices/invoice-export.service.ts';
 import { invoicePdfDocument } from '../invoice-pdfs/invoice-pdf.service.ts';
 import type { InvoicePrinter } from '../rendering/invoice-printer.ts';
 import { invoiceUuidOf } from '../stored-documents/stored-document.service.ts';
@@ -14,6 +14,8 @@ export interface FinalizedInvoiceDeps {
   em: EntityManager;
   printer: InvoicePrinter;
   clock: Clock;
+  /** The bytes of the invoice's supporting documents, which its e-invoices embed. */
+  attachmentContentOf: AttachmentContentOf;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface FinalizedInvoiceDeps {
  * browser is there.
  */
 export const storeFinalizedInvoice =
-  ({ em, printer, clock }: FinalizedInvoiceDeps) =>
+  ({ em, printer, clock, attachmentContentOf }: FinalizedInvoiceDeps) =>
   async (envelope: EventEnvelope): Promise<FinalizedOutcome> => {
     const event = FinalizedEvent.safeParse(envelope);
     // Redelivering an event that breaks the contract would not mend it.
@@ -36,6 +38,6 @@ export const storeFinalizedInvoice =
     let pdf = await pdfs.stored(workspaceId, invoiceUuidOf(invoice));
     const outcome: FinalizedOutcome = pdf ? 'stored-already' : printer.unavailableBecause !== undefined ? 'no-chromium' : 'stored';
     if (!pdf && outcome === 'stored') pdf = await pdfs.store(workspaceId, invoice);
-    await storeFinalizedExports(fork, workspaceId, invoice, pdf?.content, clock);
+    await storeFinalizedExports(fork, workspaceId, invoice, pdf?.content, clock, attachmentContentOf);
     return outcome;
   };
