@@ -56,11 +56,11 @@ export const optionalVatexCode = () => optionalText(31, { format: VatexCode, too
 
 /** UNTDID 5189: why an allowance is given (BT-98). */
 export const ALLOWANCE_REASON_CODES = ['41', '42', '60', '62', '63', '64', '65', '66', '67', '68', '70', '71', '88', '95', '100', '102', '103', '104', '105'] as const;
-/** UNTDID 7161: the charge codes are letters (BT-105), such as `FC` freight or `ABL` packaging; checked for shape here and against the code list by billing. */
-const CHARGE_REASON_CODE_RULE = 'must be an UNTDID 7161 code of 1 to 3 letters, such as FC (freight) or ABL (packaging)';
+/** UNTDID 7161: the charge codes are 2 or 3 letters or digits (BT-105), such as `FC` freight, `ABL` packaging or `L1`; checked for shape here and against the code list by billing. */
+const CHARGE_REASON_CODE_RULE = 'must be an UNTDID 7161 code of 2 or 3 letters or digits, such as FC (freight) or ABL (packaging)';
 export const ChargeReasonCode = z
   .string()
-  .regex(/^[A-Za-z]{1,3}$/, CHARGE_REASON_CODE_RULE)
+  .regex(/^[A-Za-z0-9]{2,3}$/, CHARGE_REASON_CODE_RULE)
   .transform((code) => code.toUpperCase());
 
 export const ALLOWANCES_MAX = 50;

@@ -8,6 +8,7 @@ import type { Series } from '../numbering/numbering.domain.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import { numberAndChain, type FrozenInvoice, type NumberedInvoice } from './finalization.domain.ts';
 import { invoiceRepository } from './invoice.repository.ts';
+import { paidReport } from '../payments/payments.service.ts';
 
 /** A request to finalize a draft, waiting for its workspace's next batch. */
 export interface FinalizeRequest {
@@ -97,11 +98,14 @@ export const writeFinalizedBatch = async (
     const { recorded } = await invoices.writeFinalized(tx, {
       series,
       invoices: finalized.map(({ numbered: { row, columns } }) => ({ id: row.id, columns })),
-      timeline: finalized.map(({ draft, numbered: { row } }) => timelineEntry(row, { type: 'finalized', number: row.number! }, draft.request.actor, draft.occurredAt)),
-      events: finalized.map(({ draft, numbered: { invoice } }) => ({
-        envelope: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: invoice }, draft.request.actor, draft.occurredAt),
-        traceContext: draft.request.traceContext,
-      })),
+      timeline: finalized.flatMap(({ draft, numbered: { row }, paid }) => [
+        timelineEntry(row, { type: 'finalized', number: row.number! }, draft.request.actor, draft.occurredAt),
+        ...(paid ? [paid.entry] : []),
+      ]),
+      events: finalized.flatMap(({ draft, numbered: { invoice }, paid }) => [
+        { envelope: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: invoice }, draft.request.actor, draft.occurredAt), traceContext: draft.request.traceContext },
+        ...(paid ? [paid.event] : []),
+      ]),
       chainHead,
       outcomes: outcomes.length > 0 ? { writes: taking.find(({ request }) => request.keyed)!.request.keyed!.writes, entries: outcomes } : undefined,
     });
@@ -114,9 +118,20 @@ export const writeFinalizedBatch = async (
   return new Map(written.map(({ draft, numbered }) => [draft.request, numbered.invoice]));
 };
 
-/** What the batch writes for a draft it finalized: the invoice numbered and chained, and the keyed outcome of its response. */
-const finalizedFor = (draft: FrozenDraft, numbered: NumberedInvoice): { draft: FrozenDraft; numbered: NumberedInvoice; outcome: RecordedOutcome | undefined } => ({
+/**
+ * What the batch writes for a draft it finalized: the invoice numbered and chained, the keyed
+ * outcome of its response, and for a draft its prepaid amount settled (paid at finalization) the
+ * report of its payment, after the finalization's.
+ */
+const finalizedFor = (
+  draft: FrozenDraft,
+  numbered: NumberedInvoice,
+): { draft: FrozenDraft; numbered: NumberedInvoice; outcome: RecordedOutcome | undefined; paid: ReturnType<typeof paidReport> | null } => ({
   draft,
   numbered,
   outcome: draft.request.keyed?.outcomeOf({ data: numbered.invoice }),
+  paid:
+    numbered.row.status === 'paid'
+      ? paidReport(numbered.row, { object: numbered.invoice }, draft.request.actor, draft.occurredAt, { paidOn: null, paymentReference: null, traceContext: draft.request.traceContext })
+      : null,
 });

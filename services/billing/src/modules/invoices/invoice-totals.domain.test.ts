@@ -60,7 +60,7 @@ describe('invoice totals', () => {
       makeLine({ quantity: 10, unitAmount: 100, discount: { amountOff: 100 } }),
     ]);
     // lines: 3000/0/3000/570; 999/500/499/35; 1000/100/900/0
-    expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, taxableAmount: 4399, taxTotal: 605, total: 5004 });
+    expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, allowanceTotal: 0, chargeTotal: 0, taxableAmount: 4399, taxTotal: 605, total: 5004 });
   });
 
   it('rounds tax once per category and rate, not per line (EN 16931 BR-CO-17)', () => {

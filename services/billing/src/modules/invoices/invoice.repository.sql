@@ -8,9 +8,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -40,9 +47,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -72,9 +86,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -120,8 +141,15 @@ with
         "service_period_start",
         "service_period_end",
         "locale",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
         "subtotal",
         "discount_total",
+        "allowance_total",
+        "charge_total",
         "taxable_amount",
         "tax_total",
         "total",
@@ -195,7 +223,14 @@ with
         $43,
         $44,
         $45,
-        $46
+        $46,
+        $47,
+        $48,
+        $49,
+        $50,
+        $51,
+        $52,
+        $53
       )
   ),
   "new_lines" as (
@@ -220,21 +255,58 @@ with
         "tax_category",
         "tax_exemption_reason",
         "period_start",
-        "period_end"
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
       )
     values
-      ($47, $48, $49, $50, $51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66)
+      (
+        $54,
+        $55,
+        $56,
+        $57,
+        $58,
+        $59,
+        $60,
+        $61,
+        $62,
+        $63,
+        $64,
+        $65,
+        $66,
+        $67,
+        $68,
+        $69,
+        $70,
+        $71,
+        $72,
+        $73,
+        $74,
+        $75,
+        $76,
+        $77,
+        $78,
+        $79,
+        $80,
+        $81
+      )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($67, $68, $69, $70, $71, $72, $73, $74)
+      ($82, $83, $84, $85, $86, $87, $88, $89)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($75, $76, $77, $78);
+  ($90, $91, $92, $93);
 
 with
   "new_records" as (
@@ -276,8 +348,15 @@ with
         "service_period_start",
         "service_period_end",
         "locale",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
         "subtotal",
         "discount_total",
+        "allowance_total",
+        "charge_total",
         "taxable_amount",
         "tax_total",
         "total",
@@ -324,33 +403,40 @@ with
       $24 as "service_period_start",
       $25 as "service_period_end",
       $26 as "locale",
-      $27 as "subtotal",
-      $28 as "discount_total",
-      $29 as "taxable_amount",
-      $30 as "tax_total",
-      $31 as "total",
-      $32 as "amount_due",
-      $33 as "amount_paid",
-      $34 as "number",
-      $35 as "number_format",
-      $36 as "number_period",
-      $37 as "number_sequence",
-      $38 as "business_snapshot",
-      $39 as "customer_snapshot",
-      $40 as "public_url_token",
-      $41 as "snapshot_sha256",
-      $42 as "chain_sha256",
-      $43 as "snapshot_version",
-      $44 as "finalized_at",
-      $45 as "paid_at",
-      $46 as "payment_reference",
-      $47 as "voided_at",
-      $48 as "void_reason",
-      $49 as "overdue_event_at",
-      $50 as "remittance_reference",
-      $51 as "last_reminder_on",
-      $52 as "created_at",
-      $53 as "updated_at"
+      $27 as "allowances",
+      $28 as "charges",
+      $29 as "prepaid_amount",
+      $30 as "tax_currency",
+      $31 as "tax_exchange_rate",
+      $32 as "subtotal",
+      $33 as "discount_total",
+      $34 as "allowance_total",
+      $35 as "charge_total",
+      $36 as "taxable_amount",
+      $37 as "tax_total",
+      $38 as "total",
+      $39 as "amount_due",
+      $40 as "amount_paid",
+      $41 as "number",
+      $42 as "number_format",
+      $43 as "number_period",
+      $44 as "number_sequence",
+      $45 as "business_snapshot",
+      $46 as "customer_snapshot",
+      $47 as "public_url_token",
+      $48 as "snapshot_sha256",
+      $49 as "chain_sha256",
+      $50 as "snapshot_version",
+      $51 as "finalized_at",
+      $52 as "paid_at",
+      $53 as "payment_reference",
+      $54 as "voided_at",
+      $55 as "void_reason",
+      $56 as "overdue_event_at",
+      $57 as "remittance_reference",
+      $58 as "last_reminder_on",
+      $59 as "created_at",
+      $60 as "updated_at"
     from
       "new_records"
   ),
@@ -376,13 +462,21 @@ with
         "tax_category",
         "tax_exemption_reason",
         "period_start",
-        "period_end"
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
       )
     select
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($54::jsonb) as "v" (
+      jsonb_to_recordset($61::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -402,21 +496,29 @@ with
         "tax_category" text,
         "tax_exemption_reason" text,
         "period_start" date,
-        "period_end" date
+        "period_end" date,
+        "quantity_decimal" numeric(19, 4),
+        "unit_amount_decimal" numeric(21, 6),
+        "price_base_quantity" numeric(19, 4),
+        "tax_exemption_reason_code" text,
+        "sku" text,
+        "standard_id" text,
+        "standard_id_scheme" text,
+        "note" text
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $55 as "id",
-      $56 as "invoice_id",
-      $57 as "workspace_id",
-      $58 as "type",
-      $59 as "occurred_at",
-      $60 as "key_id",
-      $61 as "request_id",
-      $62 as "details"
+      $62 as "id",
+      $63 as "invoice_id",
+      $64 as "workspace_id",
+      $65 as "type",
+      $66 as "occurred_at",
+      $67 as "key_id",
+      $68 as "request_id",
+      $69 as "details"
     from
       "new_records"
   ),
@@ -424,10 +526,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $63 as "id",
-      $64 as "subject",
-      $65 as "envelope",
-      $66 as "trace_context"
+      $70 as "id",
+      $71 as "subject",
+      $72 as "envelope",
+      $73 as "trace_context"
     from
       "new_records"
   )
@@ -676,6 +778,7 @@ with
     set
       "status" = "v"."status",
       "amount_due" = "v"."amount_due",
+      "paid_at" = "v"."paid_at",
       "finalized_at" = "v"."finalized_at",
       "updated_at" = "v"."updated_at",
       "customer_name" = "v"."customer_name",
@@ -698,6 +801,7 @@ with
         "id" uuid,
         "status" text,
         "amount_due" bigint,
+        "paid_at" timestamptz(3),
         "finalized_at" timestamptz(3),
         "updated_at" timestamptz(3),
         "customer_name" text,
@@ -873,7 +977,15 @@ insert into
     "tax_category",
     "tax_exemption_reason",
     "period_start",
-    "period_end"
+    "period_end",
+    "quantity_decimal",
+    "unit_amount_decimal",
+    "price_base_quantity",
+    "tax_exemption_reason_code",
+    "sku",
+    "standard_id",
+    "standard_id_scheme",
+    "note"
   )
 values
   (
@@ -894,6 +1006,14 @@ values
     '1900',
     'C62',
     'S',
+    null,
+    null,
+    null,
+    '1',
+    '10000',
+    '1',
+    null,
+    null,
     null,
     null,
     null
