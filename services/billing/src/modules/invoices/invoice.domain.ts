@@ -20,6 +20,7 @@ import {
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
+import { canonicalJson } from '@invoicing/service-kit/canonical-json';
 import { addDays } from '../../shared/clock.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { computeInvoice, normalizeDecimal, QUANTITY_SCALE, roundedDecimal, UNIT_AMOUNT_SCALE, type DocumentAdjustments, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
@@ -259,8 +260,8 @@ const servicePeriodColumns = (period: Period | null): Pick<InvoiceRow, 'serviceP
 export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
   Object.entries(changes).some(([property, value]) => {
     const before = row[property as keyof InvoiceRow] ?? null;
-    // Lists (allowances, charges) are values: equal when their JSON is.
-    if (typeof value === 'object' && value !== null && !(value instanceof Date)) return JSON.stringify(before) !== JSON.stringify(value);
+    // Lists (allowances, charges) are values: equal when their canonical JSON is (jsonb reorders keys).
+    if (typeof value === 'object' && value !== null && !(value instanceof Date)) return canonicalJson(before) !== canonicalJson(value);
     // An exact decimal read back from the database carries its scale's zeros.
     if (property === 'taxExchangeRate' && before !== null && value !== null) return normalizeDecimal(before as string) !== value;
     return before !== (value ?? null);
