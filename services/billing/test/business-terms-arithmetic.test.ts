@@ -155,6 +155,8 @@ describe('business terms: arithmetic and line terms', () => {
     expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
     const sut = finalized.body.data;
     expect(sut).toMatchObject({ status: 'open', total: 28_507, prepaid_amount: 1_000, amount_due: 27_507, amount_remaining: 27_507, tax_total_in_tax_currency: 1_468_361 });
+    // Each VAT group of the breakdown (allowances and charges included) is taxed as EN 16931 checks it.
+    expect(sut.einvoice.en16931.missing.map((missing: { rule: string }) => missing.rule)).not.toContain('BR-CO-17');
     const { status: _s, number: _n, finalized_at: _f, updated_at: _u, amount_due: _d, amount_remaining: _r, ...frozen } = sut;
     const { status: _ds, number: _dn, finalized_at: _df, updated_at: _du, amount_due: _dd, amount_remaining: _dr, ...asDrafted } = draft;
     for (const key of ['lines', 'allowances', 'charges', 'tax_breakdown', 'subtotal', 'taxable_amount', 'tax_total', 'total', 'tax_currency', 'tax_exchange_rate'] as const) {
