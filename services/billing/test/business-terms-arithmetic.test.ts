@@ -203,3 +203,26 @@ describe('business terms: arithmetic and line terms', () => {
     expect(paid.body.data).toMatchObject({ status: 'paid', amount_paid: 6_000 });
   });
 });
+
+describe('business terms: the largest amounts', () => {
+  let harness: BillingHarness;
+  let api: WorkspaceClient;
+  beforeAll(async () => {
+    harness = await startBillingHarness();
+    api = workspaceClient(harness.service);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it('stores a unit amount and a quantity of Number.MAX_SAFE_INTEGER exactly', async () => {
+    const customer = await catalogSeeder(harness, api.workspaceId).customer();
+    const max = Number.MAX_SAFE_INTEGER;
+    const created = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'All of it', unit_amount: max }, { description: 'Many', quantity: max, unit_amount: 0 }] }, { 'x-idempotency-key': 'largest' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.lines.data.map((line: { quantity_decimal: string; unit_amount_decimal: string }) => [line.quantity_decimal, line.unit_amount_decimal])).toEqual([
+      ['1', String(max)],
+      [String(max), '0'],
+    ]);
+  });
+});

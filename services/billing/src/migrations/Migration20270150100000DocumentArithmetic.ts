@@ -7,8 +7,8 @@ const MAX_AMOUNT = '9007199254740991';
  * allowances and charges (BG-20, BG-21) as JSONB lists on the invoice (a value of the invoice,
  * always replaced whole, never queried alone) with their totals, the prepaid amount (BT-113), the
  * tax currency (BT-6) and its rate; on lines the exact decimal quantity, unit amount and price
- * base quantity (BT-129, BT-146, BT-149) beside the integer columns (which hold them rounded half
- * up), and the item terms (BT-121, BT-155, BT-157, BT-127). A decimal quantity may round to 0.
+ * base quantity (BT-129, BT-146, BT-149; wide enough for the integer forms up to 2^53 − 1 too)
+ * beside the integer columns (which hold them rounded half up), and the item terms (BT-121, BT-155, BT-157, BT-127). A decimal quantity may round to 0.
  * Invoices finalized from now on are hashed in document version 4.
  */
 export class Migration20270150100000DocumentArithmetic extends Migration {
@@ -26,8 +26,8 @@ export class Migration20270150100000DocumentArithmetic extends Migration {
         drop constraint invoices_snapshot_version_check,
         add constraint invoices_snapshot_version_check check (snapshot_version in (1, 2, 3, 4))`);
     this.addSql(`alter table billing.invoice_lines
-        add column quantity_decimal numeric(19, 4),
-        add column unit_amount_decimal numeric(21, 6),
+        add column quantity_decimal numeric(20, 4),
+        add column unit_amount_decimal numeric(22, 6),
         add column price_base_quantity numeric(19, 4) not null default 1 check (price_base_quantity > 0),
         add column tax_exemption_reason_code text,
         add column sku text,

@@ -100,8 +100,8 @@ export const InvoiceLineEntity = defineEntity({
     periodStart: p.date().nullable(),
     periodEnd: p.date().nullable(),
     /** The exact quantity, unit amount (minor units) and price base quantity; `quantity` and `unitAmount` hold the first two rounded half up. */
-    quantityDecimal: p.decimal('string').precision(19).scale(4),
-    unitAmountDecimal: p.decimal('string').precision(21).scale(6),
+    quantityDecimal: p.decimal('string').precision(20).scale(4),
+    unitAmountDecimal: p.decimal('string').precision(22).scale(6),
     priceBaseQuantity: p.decimal('string').precision(19).scale(4),
     taxExemptionReasonCode: p.text().nullable(),
     sku: p.text().nullable(),
