@@ -101,6 +101,9 @@ describe('business terms: arithmetic and line terms', () => {
     const misplaced = await create({ items: [{ price: price.id, tax_category: 'Z', tax_exemption_reason_code: 'VATEX-EU-132' }] });
     expect(misplaced.status).toBe(400);
     expect(misplaced.body.errors).toEqual([expect.objectContaining({ path: 'items.0.tax_exemption_reason_code' })]);
+    const misplacedAdHoc = await create({ items: [{ description: 'Taxed', unit_amount: 100, tax_rate: 19, tax_exemption_reason_code: 'VATEX-EU-132' }] });
+    expect(misplacedAdHoc.status).toBe(400);
+    expect(misplacedAdHoc.body.errors).toEqual([expect.objectContaining({ path: 'items.0.tax_exemption_reason_code' })]);
   });
 
   it.each([

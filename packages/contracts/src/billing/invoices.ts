@@ -224,7 +224,9 @@ export const InvoiceItemInput = z
       const taxRate = item.tax_rate ?? 0;
       const taxCategory = item.tax_category ?? defaultTaxCategory(taxRate);
       const taxExemptionReason = item.tax_exemption_reason ?? item.tax_exemption_reason_code ?? null;
-      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason })) refuse(issue.field, issue.message);
+      // A VATEX code sent alone where no exemption belongs is named itself.
+      const codeAlone = item.tax_exemption_reason == null && item.tax_exemption_reason_code != null;
+      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason })) refuse(codeAlone && issue.field === 'tax_exemption_reason' ? 'tax_exemption_reason_code' : issue.field, issue.message);
     }
   })
   .describe('A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`).')
