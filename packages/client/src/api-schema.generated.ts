@@ -1082,17 +1082,31 @@ export interface components {
         /** @description A document-level allowance (BG-20): `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it reduces. */
         DocumentAllowanceInput: {
             amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /**
+             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
+             * @enum {string}
+             */
+            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         } | {
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /**
+             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
+             * @enum {string}
+             */
+            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         };
         /** @enum {string} */
@@ -1100,19 +1114,28 @@ export interface components {
         /** @description A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to. */
         DocumentChargeInput: {
             amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /** @description UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined). */
+            reason_code?: components["schemas"]["ChargeReasonCode"];
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         } | {
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /** @description UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined). */
+            reason_code?: components["schemas"]["ChargeReasonCode"];
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         };
+        ChargeReasonCode: ("AA" | "AAA" | "AAC" | "AAD" | "AAE" | "AAF" | "AAH" | "AAI" | "AAS" | "AAT" | "AAV" | "AAY" | "AAZ" | "ABA" | "ABB" | "ABC" | "ABD" | "ABF" | "ABK" | "ABL" | "ABN" | "ABR" | "ABS" | "ABT" | "ABU" | "ACF" | "ACG" | "ACH" | "ACI" | "ACJ" | "ACK" | "ACL" | "ACM" | "ACS" | "ADC" | "ADE" | "ADJ" | "ADK" | "ADL" | "ADM" | "ADN" | "ADO" | "ADP" | "ADQ" | "ADR" | "ADT" | "ADW" | "ADY" | "ADZ" | "AEA" | "AEB" | "AEC" | "AED" | "AEF" | "AEH" | "AEI" | "AEJ" | "AEK" | "AEL" | "AEM" | "AEN" | "AEO" | "AEP" | "AES" | "AET" | "AEU" | "AEV" | "AEW" | "AEX" | "AEY" | "AEZ" | "AJ" | "AU" | "CA" | "CAB" | "CAD" | "CAE" | "CAF" | "CAI" | "CAJ" | "CAK" | "CAL" | "CAM" | "CAN" | "CAO" | "CAP" | "CAQ" | "CAR" | "CAS" | "CAT" | "CAU" | "CAV" | "CAW" | "CAX" | "CAY" | "CAZ" | "CD" | "CG" | "CS" | "CT" | "DAB" | "DAD" | "DAC" | "DAF" | "DAG" | "DAH" | "DAI" | "DAJ" | "DAK" | "DAL" | "DAM" | "DAN" | "DAO" | "DAP" | "DAQ" | "DL" | "EG" | "EP" | "ER" | "FAA" | "FAB" | "FAC" | "FC" | "FH" | "FI" | "GAA" | "HAA" | "HD" | "HH" | "IAA" | "IAB" | "ID" | "IF" | "IR" | "IS" | "KO" | "L1" | "LA" | "LAA" | "LAB" | "LF" | "MAE" | "MI" | "ML" | "NAA" | "OA" | "PA" | "PAA" | "PC" | "PL" | "PRV" | "RAB" | "RAC" | "RAD" | "RAF" | "RE" | "RF" | "RH" | "RV" | "SA" | "SAA" | "SAD" | "SAE" | "SAI" | "SG" | "SH" | "SM" | "SU" | "TAB" | "TAC" | "TT" | "TV" | "V1" | "V2" | "WH" | "XAA" | "YY" | "ZZZ") | string;
         /** @description One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused. */
         PaymentMeansInput: {
             type: components["schemas"]["PaymentMeansType"];

@@ -161,7 +161,7 @@ const categoryIs = (values: string[]) => ({ required: ['tax_category'], properti
 const EXEMPTION_REASON_CONDITION = {
   if: categoryIs(EXEMPT),
   then: { required: ['tax_exemption_reason'], properties: { tax_exemption_reason: { type: 'string', pattern: '\\S' } } },
-  else: { properties: { tax_exemption_reason: { enum: ['', null] } } },
+  else: { properties: { tax_exemption_reason: { enum: ['', null] }, tax_exemption_reason_code: { enum: ['', null] } } },
 };
 const TAX_CATEGORY_CONDITIONS = [
   { if: categoryIs(['S']), then: { required: ['tax_rate'], properties: { tax_rate: { exclusiveMinimum: 0 } } } },

@@ -15,44 +15,20 @@ import { percentAmountOf, taxTotalInTaxCurrency, type DocumentAdjustments } from
  */
 
 /**
- * UNTDID 7161, the charge reason codes the EN 16931 validators accept (BR-CL-20), as listed in the
- * CEN artefacts' UBL validation XSLT: a code they would refuse is refused here (400).
- */
-export const CHARGE_REASON_CODES: ReadonlySet<string> = new Set(
-  (
-    'AA AAA AAC AAD AAE AAF AAH AAI AAS AAT AAV AAY AAZ ABA ABB ABC ABD ABF ABK ABL ABN ABR ABS ABT ABU ACF ACG ACH ACI ACJ ACK ACL ACM ACS ADC ADE ADJ ADK ADL ADM ' +
-    'ADN ADO ADP ADQ ADR ADT ADW ADY ADZ AEA AEB AEC AED AEF AEH AEI AEJ AEK AEL AEM AEN AEO AEP AES AET AEU AEV AEW AEX AEY AEZ AJ AU CA CAB CAD CAE CAF CAI CAJ ' +
-    'CAK CAL CAM CAN CAO CAP CAQ CAR CAS CAT CAU CAV CAW CAX CAY CAZ CD CG CS CT DAB DAD DAC DAF DAG DAH DAI DAJ DAK DAL DAM DAN DAO DAP DAQ DL EG EP ER FAA FAB ' +
-    'FAC FC FH FI GAA HAA HD HH IAA IAB ID IF IR IS KO L1 LA LAA LAB LF MAE MI ML NAA OA PA PAA PC PL PRV RAB RAC RAD RAF RE RF RH RV SA SAA SAD SAE SAI SG SH SM ' +
-    'SU TAB TAC TT TV V1 V2 WH XAA YY ZZZ'
-  ).split(' '),
-);
-
-type Field = 'allowances' | 'charges';
-
-/**
  * Allowances or charges as sent, as the invoice stores and reads them: the amount of a percentage
  * computed (round_half_up(base_amount × percent / 100)), the VAT category defaulted from the rate.
- * A charge's reason code outside UNTDID 7161 is a 400.
+ * (The contract has checked a charge's reason code against UNTDID 7161 already.)
  */
-export const documentAllowanceChargesOf = (field: Field, sent: readonly (DocumentAllowanceInput | DocumentChargeInput)[]): DocumentAllowanceCharge[] => {
-  const codeOf = (item: DocumentAllowanceInput | DocumentChargeInput) => (item.reason_code as string | undefined) ?? null;
-  const issues = sent.flatMap((item, index) =>
-    field === 'charges' && codeOf(item) !== null && !CHARGE_REASON_CODES.has(codeOf(item)!)
-      ? [{ path: `charges.${index}.reason_code`, message: `${codeOf(item)} is not an UNTDID 7161 charge reason code (BR-CL-20), such as FC (freight) or ABL (packaging)` }]
-      : [],
-  );
-  if (issues.length) throw invalidRequest('Some charge reason codes are not in the UNTDID 7161 code list.', issues);
-  return sent.map((item) => ({
+export const documentAllowanceChargesOf = (sent: readonly (DocumentAllowanceInput | DocumentChargeInput)[]): DocumentAllowanceCharge[] =>
+  sent.map((item) => ({
     amount: item.amount ?? percentAmountOf(item.base_amount!, item.percent!),
     percent: item.amount === undefined ? item.percent! : null,
     base_amount: item.amount === undefined ? item.base_amount! : null,
     reason: item.reason ?? null,
-    reason_code: codeOf(item),
+    reason_code: (item.reason_code as string | undefined) ?? null,
     tax_category: item.tax_category ?? defaultTaxCategory(item.tax_rate),
     tax_rate: item.tax_rate,
   }));
-};
 
 /** An invoice's allowances and charges as the arithmetic takes them. */
 export const adjustmentsOf = (row: Pick<InvoiceRow, 'allowances' | 'charges'>): DocumentAdjustments => {

@@ -236,8 +236,8 @@ export const draftChanges = (
 const documentTermColumns = (
   sent: Pick<UpdateInvoiceBody, 'allowances' | 'charges' | 'prepaid_amount' | 'tax_currency' | 'tax_exchange_rate'>,
 ): Partial<Pick<InvoiceRow, 'allowances' | 'charges' | 'prepaidAmount' | 'taxCurrency' | 'taxExchangeRate'>> => ({
-  ...(sent.allowances !== undefined ? { allowances: documentAllowanceChargesOf('allowances', sent.allowances) } : {}),
-  ...(sent.charges !== undefined ? { charges: documentAllowanceChargesOf('charges', sent.charges) } : {}),
+  ...(sent.allowances !== undefined ? { allowances: documentAllowanceChargesOf(sent.allowances) } : {}),
+  ...(sent.charges !== undefined ? { charges: documentAllowanceChargesOf(sent.charges) } : {}),
   ...(sent.prepaid_amount !== undefined ? { prepaidAmount: sent.prepaid_amount } : {}),
   ...(sent.tax_currency !== undefined ? { taxCurrency: sent.tax_currency } : {}),
   ...(sent.tax_exchange_rate !== undefined ? { taxExchangeRate: sent.tax_exchange_rate === null ? null : normalizeDecimal(sent.tax_exchange_rate) } : {}),
