@@ -55,6 +55,13 @@ const CROSS_RESOURCE_RULES = [
   /is deleted and cannot be put on an invoice/,
   /is archived and cannot go on a new line/,
   /items subtotal is too large/,
+  // Issue #25: an allowance or charge names the VAT group of a line and may not take it below 0;
+  // the prepaid amount is at most the total; the tax currency comes with its rate, unlike the invoice's.
+  /no line has tax_category [A-Z]+ at tax_rate/,
+  /takes the VAT group .* below 0/,
+  /is above the total \d+/,
+  /needs tax_currency|is required with tax_currency|is the invoice currency [A-Z]{3}; leave it out/,
+  /(allowance_total|charge_total|taxable_amount|tax_total|total|the VAT total in tax_currency) is too large/,
   // PostgreSQL's text cannot hold NUL; the document allows any Unicode string.
   /cannot be stored \(for example a NUL character\)/,
 ];

@@ -206,7 +206,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft: assign its number, freeze it, open it
-         * @description Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.
+         * @description Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total − prepaid_amount; a draft whose prepaid_amount (above 0) is its whole total is paid at finalization (`invoice.paid` follows `invoice.finalized`). The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -1049,7 +1049,7 @@ export interface components {
             allowances?: components["schemas"]["DocumentAllowanceInput"][];
             /** @description Document-level charges (BG-21) such as freight, at most 50; replaces the list. */
             charges?: components["schemas"]["DocumentChargeInput"][];
-            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization. */
+            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount (above 0) is its total is paid at finalization. */
             prepaid_amount?: number;
             /** @description The currency VAT is accounted in (BT-6) when it is not the invoice currency; needs `tax_exchange_rate`. Null removes both. */
             tax_currency?: components["schemas"]["CurrencyCode"] | null;
@@ -1082,17 +1082,31 @@ export interface components {
         /** @description A document-level allowance (BG-20): `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it reduces. */
         DocumentAllowanceInput: {
             amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /**
+             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
+             * @enum {string}
+             */
+            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         } | {
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /**
+             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
+             * @enum {string}
+             */
+            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         };
         /** @enum {string} */
@@ -1100,19 +1114,28 @@ export interface components {
         /** @description A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to. */
         DocumentChargeInput: {
             amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /** @description UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined). */
+            reason_code?: components["schemas"]["ChargeReasonCode"];
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         } | {
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
-            reason?: string;
-            reason_code?: string;
+            /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
+            reason?: string | null;
+            /** @description UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined). */
+            reason_code?: components["schemas"]["ChargeReasonCode"];
+            /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
+            /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         };
+        ChargeReasonCode: ("AA" | "AAA" | "AAC" | "AAD" | "AAE" | "AAF" | "AAH" | "AAI" | "AAS" | "AAT" | "AAV" | "AAY" | "AAZ" | "ABA" | "ABB" | "ABC" | "ABD" | "ABF" | "ABK" | "ABL" | "ABN" | "ABR" | "ABS" | "ABT" | "ABU" | "ACF" | "ACG" | "ACH" | "ACI" | "ACJ" | "ACK" | "ACL" | "ACM" | "ACS" | "ADC" | "ADE" | "ADJ" | "ADK" | "ADL" | "ADM" | "ADN" | "ADO" | "ADP" | "ADQ" | "ADR" | "ADT" | "ADW" | "ADY" | "ADZ" | "AEA" | "AEB" | "AEC" | "AED" | "AEF" | "AEH" | "AEI" | "AEJ" | "AEK" | "AEL" | "AEM" | "AEN" | "AEO" | "AEP" | "AES" | "AET" | "AEU" | "AEV" | "AEW" | "AEX" | "AEY" | "AEZ" | "AJ" | "AU" | "CA" | "CAB" | "CAD" | "CAE" | "CAF" | "CAI" | "CAJ" | "CAK" | "CAL" | "CAM" | "CAN" | "CAO" | "CAP" | "CAQ" | "CAR" | "CAS" | "CAT" | "CAU" | "CAV" | "CAW" | "CAX" | "CAY" | "CAZ" | "CD" | "CG" | "CS" | "CT" | "DAB" | "DAD" | "DAC" | "DAF" | "DAG" | "DAH" | "DAI" | "DAJ" | "DAK" | "DAL" | "DAM" | "DAN" | "DAO" | "DAP" | "DAQ" | "DL" | "EG" | "EP" | "ER" | "FAA" | "FAB" | "FAC" | "FC" | "FH" | "FI" | "GAA" | "HAA" | "HD" | "HH" | "IAA" | "IAB" | "ID" | "IF" | "IR" | "IS" | "KO" | "L1" | "LA" | "LAA" | "LAB" | "LF" | "MAE" | "MI" | "ML" | "NAA" | "OA" | "PA" | "PAA" | "PC" | "PL" | "PRV" | "RAB" | "RAC" | "RAD" | "RAF" | "RE" | "RF" | "RH" | "RV" | "SA" | "SAA" | "SAD" | "SAE" | "SAI" | "SG" | "SH" | "SM" | "SU" | "TAB" | "TAC" | "TT" | "TV" | "V1" | "V2" | "WH" | "XAA" | "YY" | "ZZZ") | string;
         /** @description One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused. */
         PaymentMeansInput: {
             type: components["schemas"]["PaymentMeansType"];
@@ -1301,7 +1324,7 @@ export interface components {
             allowances?: components["schemas"]["DocumentAllowanceInput"][];
             /** @description Document-level charges (BG-21) such as freight, at most 50; replaces the list. */
             charges?: components["schemas"]["DocumentChargeInput"][];
-            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization. */
+            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount (above 0) is its total is paid at finalization. */
             prepaid_amount?: number;
             /** @description The currency VAT is accounted in (BT-6) when it is not the invoice currency; needs `tax_exchange_rate`. Null removes both. */
             tax_currency?: components["schemas"]["CurrencyCode"] | null;
@@ -1847,7 +1870,7 @@ export interface components {
             charge_total: number;
             /** @description subtotal − discount_total − allowance_total + charge_total (BT-109). */
             taxable_amount: number;
-            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
+            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` has the base Σ line amount − the `allowances` + the `charges` of that category and rate, is taxed round_half_up(base × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines in proportion to their amounts (equally when they are all 0) by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = Σ group tax = `tax_total`: document-level allowances and charges have no line, and their share of the tax is carried by the lines of their group. Without allowances or charges a line’s exact share is its amount × tax_rate / 100. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
@@ -1924,7 +1947,7 @@ export interface components {
              */
             updated_at: string;
             lines: components["schemas"]["InvoiceLines"];
-            /** @description VAT per category and rate (BG-23), from the lines. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
+            /** @description VAT per category and rate (BG-23), from the lines and the document-level allowances and charges. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` has the base Σ line amount − the `allowances` + the `charges` of that category and rate, is taxed round_half_up(base × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines in proportion to their amounts (equally when they are all 0) by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = Σ group tax = `tax_total`: document-level allowances and charges have no line, and their share of the tax is carried by the lines of their group. Without allowances or charges a line’s exact share is its amount × tax_rate / 100. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_breakdown: components["schemas"]["TaxBreakdownEntry"][];
             /** @description Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing. */
             einvoice: components["schemas"]["EinvoiceReadiness"] | null;
@@ -2125,7 +2148,7 @@ export interface components {
             tax_rate: number;
             /** @description round_half_up(quantity_decimal × unit_amount_decimal / price_base_quantity) − discount_amount: quantity × unit_amount − discount_amount for whole quantities and amounts. */
             amount: number;
-            /** @description This line's share of its VAT group's tax. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
+            /** @description This line's share of its VAT group's tax. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` has the base Σ line amount − the `allowances` + the `charges` of that category and rate, is taxed round_half_up(base × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines in proportion to their amounts (equally when they are all 0) by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = Σ group tax = `tax_total`: document-level allowances and charges have no line, and their share of the tax is carried by the lines of their group. Without allowances or charges a line’s exact share is its amount × tax_rate / 100. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax: number;
             /**
              * @description UN/ECE Recommendation 20 unit code (BT-130); `C62` unless sent.
@@ -2162,7 +2185,7 @@ export interface components {
             tax_category: components["schemas"]["TaxCategory"];
             /** @description Percentage (BT-119): 19 means 19 percent. */
             tax_rate: number;
-            /** @description Σ line `amount` of the lines in this category and rate (BT-116), minor units. */
+            /** @description Σ line `amount` of the lines in this category and rate, less the document-level `allowances` and plus the `charges` in it (BT-116), minor units. */
             taxable_amount: number;
             /** @description VAT of this category and rate (BT-117), minor units: round_half_up(taxable_amount × tax_rate / 100) for every invoice finalized from this version on (EN 16931 BR-CO-17); invoices finalized before keep the sum of their per-line taxes. */
             tax: number;
@@ -2239,7 +2262,7 @@ export interface components {
             charge_total: number;
             /** @description subtotal − discount_total − allowance_total + charge_total (BT-109). */
             taxable_amount: number;
-            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
+            /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` has the base Σ line amount − the `allowances` + the `charges` of that category and rate, is taxed round_half_up(base × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines in proportion to their amounts (equally when they are all 0) by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = Σ group tax = `tax_total`: document-level allowances and charges have no line, and their share of the tax is carried by the lines of their group. Without allowances or charges a line’s exact share is its amount × tax_rate / 100. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;

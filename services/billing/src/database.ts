@@ -11,6 +11,7 @@ import { Migration20270110000000Payments } from './migrations/Migration202701100
 import { Migration20270120100000EmailDelivery } from './migrations/Migration20270120100000EmailDelivery.ts';
 import { Migration20270130000000SubscriptionsAndLinePeriods } from './migrations/Migration20270130000000SubscriptionsAndLinePeriods.ts';
 import { Migration20270140100000DocumentLanguage } from './migrations/Migration20270140100000DocumentLanguage.ts';
+import { Migration20270150100000DocumentArithmetic } from './migrations/Migration20270150100000DocumentArithmetic.ts';
 import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migration20270151000000PartiesAndPaymentMeans.ts';
 import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270120100000EmailDelivery', class: Migration20270120100000EmailDelivery },
   { name: 'Migration20270130000000SubscriptionsAndLinePeriods', class: Migration20270130000000SubscriptionsAndLinePeriods },
   { name: 'Migration20270140100000DocumentLanguage', class: Migration20270140100000DocumentLanguage },
+  { name: 'Migration20270150100000DocumentArithmetic', class: Migration20270150100000DocumentArithmetic },
   { name: 'Migration20270151000000PartiesAndPaymentMeans', class: Migration20270151000000PartiesAndPaymentMeans },
   { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
 ];

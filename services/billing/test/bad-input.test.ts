@@ -111,7 +111,7 @@ describe('bad input', () => {
       ['an archived price', () => body({ items: [{ price: archivedPrice }] }), 'items.0.price'],
       ['a price in another currency', () => body({ currency: 'EUR', items: [{ price: usdPrice }] }), 'items.0.price'],
       ['an unknown field', () => body({ memo: 'x' }), 'memo'],
-      ['an unknown item field', () => body({ items: [item({ sku: 'x' })] }), 'items.0.sku'],
+      ['an unknown item field', () => body({ items: [item({ colour: 'red' })] }), 'items.0.colour'],
     ])('%s → 400, nothing stored', async (_name, makeBody, path) => {
       await expectRefused(() => api.call('POST', '/api/v1/invoices', makeBody()), 400, path);
     });

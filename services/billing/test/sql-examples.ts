@@ -37,7 +37,7 @@ const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2
 const invoice: InvoiceRow = {
   ...newDraft(WORKSPACE, { customer: CUSTOMER, days_until_due: 30, items: [] }, { customerName: 'Müller GmbH', currency: 'EUR', today: '2026-11-26', now: NOW }),
   id: INVOICE,
-  ...totalsColumns({ subtotal: 10_000, discountTotal: 0, taxableAmount: 10_000, taxTotal: 1_900, total: 11_900 }),
+  ...totalsColumns({ subtotal: 10_000, discountTotal: 0, allowanceTotal: 0, chargeTotal: 0, taxableAmount: 10_000, taxTotal: 1_900, total: 11_900 }),
   amountDue: 11_900,
 };
 

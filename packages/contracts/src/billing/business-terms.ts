@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Address, AddressInput, CalendarDate, MinorAmount, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
-import { documentAsOneOf } from '../schema-documentation.ts';
+import { documentAsOneOf, documentCaseInsensitiveEnum } from '../schema-documentation.ts';
 import { Bic, Iban, TaxCategory } from './einvoice-fields.ts';
 
 /**
@@ -56,12 +56,25 @@ export const optionalVatexCode = () => optionalText(31, { format: VatexCode, too
 
 /** UNTDID 5189: why an allowance is given (BT-98). */
 export const ALLOWANCE_REASON_CODES = ['41', '42', '60', '62', '63', '64', '65', '66', '67', '68', '70', '71', '88', '95', '100', '102', '103', '104', '105'] as const;
-/** UNTDID 7161: the charge codes are letters (BT-105), such as `FC` freight or `ABL` packaging; checked for shape here and against the code list by billing. */
-const CHARGE_REASON_CODE_RULE = 'must be an UNTDID 7161 code of 1 to 3 letters, such as FC (freight) or ABL (packaging)';
+/**
+ * UNTDID 7161, the charge reason codes (BT-105) the EN 16931 validators accept (BR-CL-20), as the
+ * CEN artefacts' UBL validation XSLT lists them: a code they would refuse is a 400.
+ */
+export const CHARGE_REASON_CODES: readonly string[] = (
+  'AA AAA AAC AAD AAE AAF AAH AAI AAS AAT AAV AAY AAZ ABA ABB ABC ABD ABF ABK ABL ABN ABR ABS ABT ABU ACF ACG ACH ACI ACJ ACK ACL ACM ACS ADC ADE ADJ ADK ADL ADM ' +
+  'ADN ADO ADP ADQ ADR ADT ADW ADY ADZ AEA AEB AEC AED AEF AEH AEI AEJ AEK AEL AEM AEN AEO AEP AES AET AEU AEV AEW AEX AEY AEZ AJ AU CA CAB CAD CAE CAF CAI CAJ ' +
+  'CAK CAL CAM CAN CAO CAP CAQ CAR CAS CAT CAU CAV CAW CAX CAY CAZ CD CG CS CT DAB DAD DAC DAF DAG DAH DAI DAJ DAK DAL DAM DAN DAO DAP DAQ DL EG EP ER FAA FAB ' +
+  'FAC FC FH FI GAA HAA HD HH IAA IAB ID IF IR IS KO L1 LA LAA LAB LF MAE MI ML NAA OA PA PAA PC PL PRV RAB RAC RAD RAF RE RF RH RV SA SAA SAD SAE SAI SG SH SM ' +
+  'SU TAB TAC TT TV V1 V2 WH XAA YY ZZZ'
+).split(' ');
+const CHARGE_REASON_CODE_SET: ReadonlySet<string> = new Set(CHARGE_REASON_CODES);
+const CHARGE_REASON_CODE_RULE = 'must be an UNTDID 7161 charge reason code the EN 16931 validators accept (BR-CL-20), such as FC (freight) or ABL (packaging)';
 export const ChargeReasonCode = z
   .string()
-  .regex(/^[A-Za-z]{1,3}$/, CHARGE_REASON_CODE_RULE)
-  .transform((code) => code.toUpperCase());
+  .regex(/^[A-Za-z0-9]{2,3}$/, CHARGE_REASON_CODE_RULE)
+  .transform((code) => code.toUpperCase())
+  .refine((code) => CHARGE_REASON_CODE_SET.has(code), CHARGE_REASON_CODE_RULE)
+  .meta({ id: 'ChargeReasonCode', override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => documentCaseInsensitiveEnum(jsonSchema, CHARGE_REASON_CODES) });
 
 export const ALLOWANCES_MAX = 50;
 export const ALLOWANCE_REASON_MAX = 200;
@@ -117,8 +130,19 @@ const allowanceChargeRules = <T extends { amount?: number; percent?: number; bas
 const ALLOWANCE_REASON_CODE_RULE = `UNTDID 5189 code (BT-98): ${ALLOWANCE_REASON_CODES.join(', ')}.`;
 const CHARGE_REASON_CODE_DOC = 'UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined).';
 
-const AllowanceByAmount = z.strictObject({ amount: MinorAmount, reason: z.string().optional(), reason_code: z.string().optional(), tax_category: TaxCategory.optional(), tax_rate: z.number() });
-const AllowanceByPercent = z.strictObject({ percent: percentInput, base_amount: MinorAmount, reason: z.string().optional(), reason_code: z.string().optional(), tax_category: TaxCategory.optional(), tax_rate: z.number() });
+/** The two forms of an allowance or charge, for the document: the fields as parsed, `amount` or `percent` with `base_amount`. */
+const formsOf = (reasonCode: z.ZodType, reasonCodeRule: string) => {
+  const { amount, percent, base_amount, ...rest } = allowanceChargeInputShape(reasonCode, reasonCodeRule);
+  return {
+    byAmount: z.strictObject({ amount: amount.unwrap(), ...rest }),
+    byPercent: z.strictObject({ percent: percent.unwrap(), base_amount: base_amount.unwrap(), ...rest }),
+  };
+};
+const allowanceForms = formsOf(z.enum(ALLOWANCE_REASON_CODES), ALLOWANCE_REASON_CODE_RULE);
+const chargeForms = formsOf(ChargeReasonCode, CHARGE_REASON_CODE_DOC);
+const AllowanceByAmount = allowanceForms.byAmount;
+const AllowanceByPercent = allowanceForms.byPercent;
+
 
 export const DocumentAllowanceInput = z
   .strictObject(allowanceChargeInputShape(z.enum(ALLOWANCE_REASON_CODES), ALLOWANCE_REASON_CODE_RULE))
@@ -131,7 +155,7 @@ export const DocumentChargeInput = z
   .strictObject(allowanceChargeInputShape(ChargeReasonCode, CHARGE_REASON_CODE_DOC))
   .superRefine(allowanceChargeRules)
   .describe('A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to.')
-  .meta({ id: 'DocumentChargeInput', override: documentAsOneOf({ ChargeByAmount: AllowanceByAmount, ChargeByPercent: AllowanceByPercent }) });
+  .meta({ id: 'DocumentChargeInput', override: documentAsOneOf({ ChargeByAmount: chargeForms.byAmount, ChargeByPercent: chargeForms.byPercent }) });
 export type DocumentChargeInput = z.infer<typeof DocumentChargeInput>;
 
 // --- Payment means (BG-16 … BG-19) ---

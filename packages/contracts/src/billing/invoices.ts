@@ -52,17 +52,19 @@ export const PERCENT_OFF_DECIMALS = 2;
 export const INVOICE_REFERENCE_MAX = 200;
 
 /**
- * How tax is computed (decisions.md, refined for EN 16931 BR-CO-17): the lines are grouped by
- * VAT category and rate; each group's tax is round_half_up(Σ line amount × rate / 100), rounded
- * once; `tax_total` is the sum of the groups' taxes. Each line's `tax` is its group's tax shared
- * over the group's lines by largest remainder (each line gets its exact share rounded down, the
- * units left go to the largest fractions, ties to the earlier line), so Σ line tax = tax_total
- * still holds and the invoice, its PDF and its e-invoice show the same figures. Invoices finalized
- * before this rule keep their per-line-rounded taxes and totals (and their hashes); a draft from
- * before is priced again when it is edited or finalized.
+ * How tax is computed (decisions.md, refined for EN 16931 BR-CO-17): the lines are grouped by VAT
+ * category and rate; each group's base is Σ line amount less the document-level allowances and
+ * plus the charges of that category and rate; its tax is round_half_up(base × rate / 100), rounded
+ * once; `tax_total` is the sum of the groups' taxes. Each line's `tax` is its share of its group's
+ * tax, in proportion to its amount (equally when the group's amounts are all 0), by largest
+ * remainder, so Σ line tax = Σ group tax = tax_total still holds: an allowance or charge has no
+ * line, and its effect on the tax is carried by the lines of its group. Without allowances or
+ * charges a line's exact share is its amount × rate / 100, as before. Invoices finalized before
+ * this rule keep their per-line-rounded taxes and totals (and their hashes); a draft from before is
+ * priced again when it is edited or finalized.
  */
 export const TAX_RULE =
-  'Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized.';
+  'Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` has the base Σ line amount − the `allowances` + the `charges` of that category and rate, is taxed round_half_up(base × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines in proportion to their amounts (equally when they are all 0) by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = Σ group tax = `tax_total`: document-level allowances and charges have no line, and their share of the tax is carried by the lines of their group. Without allowances or charges a line’s exact share is its amount × tax_rate / 100. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized.';
 
 /**
  * A line discount as returned: only the key that is set (decisions.md: "exactly one of"), so a
@@ -159,7 +161,7 @@ const categoryIs = (values: string[]) => ({ required: ['tax_category'], properti
 const EXEMPTION_REASON_CONDITION = {
   if: categoryIs(EXEMPT),
   then: { required: ['tax_exemption_reason'], properties: { tax_exemption_reason: { type: 'string', pattern: '\\S' } } },
-  else: { properties: { tax_exemption_reason: { enum: ['', null] } } },
+  else: { properties: { tax_exemption_reason: { enum: ['', null] }, tax_exemption_reason_code: { enum: ['', null] } } },
 };
 const TAX_CATEGORY_CONDITIONS = [
   { if: categoryIs(['S']), then: { required: ['tax_rate'], properties: { tax_rate: { exclusiveMinimum: 0 } } } },
@@ -222,7 +224,9 @@ export const InvoiceItemInput = z
       const taxRate = item.tax_rate ?? 0;
       const taxCategory = item.tax_category ?? defaultTaxCategory(taxRate);
       const taxExemptionReason = item.tax_exemption_reason ?? item.tax_exemption_reason_code ?? null;
-      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason })) refuse(issue.field, issue.message);
+      // A VATEX code sent alone where no exemption belongs is named itself.
+      const codeAlone = item.tax_exemption_reason == null && item.tax_exemption_reason_code != null;
+      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason })) refuse(codeAlone && issue.field === 'tax_exemption_reason' ? 'tax_exemption_reason_code' : issue.field, issue.message);
     }
   })
   .describe('A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`).')
@@ -383,7 +387,7 @@ export const Invoice = z
   .object({
     ...invoiceFields,
     lines: InvoiceLines,
-    tax_breakdown: z.array(TaxBreakdownEntry).describe(`VAT per category and rate (BG-23), from the lines. ${TAX_RULE}`),
+    tax_breakdown: z.array(TaxBreakdownEntry).describe(`VAT per category and rate (BG-23), from the lines and the document-level allowances and charges. ${TAX_RULE}`),
     einvoice: EinvoiceReadiness.nullable().describe(
       'Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing.',
     ),
@@ -426,7 +430,7 @@ const invoiceInputFields = {
   service_period: PeriodInput.nullable().optional().describe('The period billed (BG-14), `start` ≤ `end`; null removes it.'),
   allowances: z.array(DocumentAllowanceInput).max(ALLOWANCES_MAX).optional().describe(`Document-level allowances (BG-20), at most ${ALLOWANCES_MAX}; replaces the list.`),
   charges: z.array(DocumentChargeInput).max(ALLOWANCES_MAX).optional().describe(`Document-level charges (BG-21) such as freight, at most ${ALLOWANCES_MAX}; replaces the list.`),
-  prepaid_amount: MinorAmount.optional().describe('Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization.'),
+  prepaid_amount: MinorAmount.optional().describe('Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount (above 0) is its total is paid at finalization.'),
   ...taxCurrencyInputFields,
   payment_means: invoicePaymentMeansInput.optional().describe('How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type.'),
   payee: PayeeInput.nullable().optional(),
@@ -556,7 +560,7 @@ export const finalizeInvoice = defineOperation({
   operationId: 'finalizeInvoice',
   summary: 'Finalize a draft: assign its number, freeze it, open it',
   description:
-    'Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total. The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
+    'Takes no body (none, or `{}`). Atomically assigns the next number of the series, freezes the business and customer snapshots, sets finalized_at, the public link and amount_due = total − prepaid_amount; a draft whose prepaid_amount (above 0) is its whole total is paid at finalization (`invoice.paid` follows `invoice.finalized`). The customer snapshot comes from the customer as it is now, also when it was deleted after the draft named it. On an open or overdue invoice it returns the invoice unchanged (200); on a paid or void invoice it is a 409.',
   tag, service, method: 'POST', path: '/api/v1/invoices/:id/finalize', scope: 'invoices:finalize', idempotency: 'required',
   params: IdPathParams,
   body: NoFieldsBody,

@@ -3,8 +3,9 @@ import { TAX_CATEGORIES, TaxCategory } from './einvoice-fields.ts';
 
 /**
  * The VAT breakdown (EN 16931 BG-23): one entry per VAT category and rate, in the order of
- * TAX_CATEGORIES, then the highest rate first. Built from the lines as stored, so it always adds up
- * to the invoice: Σ taxable_amount = taxable_amount, Σ tax = tax_total. The PDF, the public page
+ * TAX_CATEGORIES, then the highest rate first. Built from the lines as stored and the document-level
+ * allowances and charges, so it always adds up to the invoice: Σ taxable_amount = taxable_amount,
+ * Σ tax = tax_total. The PDF, the public page
  * and the e-invoices print these figures and no others.
  */
 
@@ -12,7 +13,9 @@ export const TaxBreakdownEntry = z
   .object({
     tax_category: TaxCategory.describe('VAT category code (BT-118).'),
     tax_rate: z.number().describe('Percentage (BT-119): 19 means 19 percent.'),
-    taxable_amount: z.int().describe('Σ line `amount` of the lines in this category and rate (BT-116), minor units.'),
+    taxable_amount: z
+      .int()
+      .describe('Σ line `amount` of the lines in this category and rate, less the document-level `allowances` and plus the `charges` in it (BT-116), minor units.'),
     tax: z
       .int()
       .describe(
@@ -57,8 +60,22 @@ export const categoryTaxOf = (taxableAmount: bigint, taxRate: number): bigint =>
 
 export const taxGroupKey = (line: { tax_category: TaxCategory; tax_rate: number }): string => `${line.tax_category}|${line.tax_rate}`;
 
-/** The breakdown of the lines: their taxable amounts and taxes summed per category and rate. */
-export const taxBreakdownOf = (lines: readonly BreakdownLine[]): TaxBreakdownEntry[] => {
+/** A document-level allowance or charge (BG-20, BG-21): the amount it takes from or adds to its category and rate. */
+export interface BreakdownAdjustment {
+  tax_category: TaxCategory;
+  tax_rate: number;
+  amount: number;
+}
+
+/**
+ * The breakdown of the lines: their taxable amounts and taxes summed per category and rate, each
+ * group's taxable amount less its allowances and plus its charges (which always name a group of a
+ * line: billing refuses any other). The lines' taxes already hold the group's whole tax.
+ */
+export const taxBreakdownOf = (
+  lines: readonly BreakdownLine[],
+  { allowances = [], charges = [] }: { allowances?: readonly BreakdownAdjustment[]; charges?: readonly BreakdownAdjustment[] } = {},
+): TaxBreakdownEntry[] => {
   const groups = new Map<string, { entry: TaxBreakdownEntry; reasons: string[] }>();
   for (const line of lines) {
     const key = taxGroupKey(line);
@@ -70,6 +87,12 @@ export const taxBreakdownOf = (lines: readonly BreakdownLine[]): TaxBreakdownEnt
     group.entry.taxable_amount += line.amount;
     group.entry.tax += line.tax;
     if (line.tax_exemption_reason != null && !group.reasons.includes(line.tax_exemption_reason)) group.reasons.push(line.tax_exemption_reason);
+  }
+  for (const [list, sign] of [[allowances, -1], [charges, 1]] as const) {
+    for (const adjustment of list) {
+      const group = groups.get(taxGroupKey(adjustment));
+      if (group) group.entry.taxable_amount += sign * adjustment.amount;
+    }
   }
   return [...groups.values()]
     .map(({ entry, reasons }) => ({ ...entry, tax_exemption_reason: reasons.length ? reasons.join('; ') : null }))

@@ -26,5 +26,13 @@ export const makeLine = (overrides: Partial<InvoiceLineRow> = {}): InvoiceLineRo
   taxExemptionReason: null,
   periodStart: null,
   periodEnd: null,
+  quantityDecimal: '1',
+  unitAmountDecimal: '10000',
+  priceBaseQuantity: '1',
+  taxExemptionReasonCode: null,
+  sku: null,
+  standardId: null,
+  standardIdScheme: null,
+  note: null,
   ...overrides,
 });

@@ -44,7 +44,7 @@ describe('freezeDraft', () => {
     const draft = makeDraft();
     const opened = transition(draft, { to: 'open' }, { now, today: '2026-11-22' })!;
     const sut = freezeDraft(draft, { opened, customer, account: defaultAccount(WORKSPACE, now), publicUrlToken: 'token' });
-    expect(sut).toMatchObject({ status: 'open', amountDue: 11_900, finalizedAt: now, customerName: 'Müller GmbH', buyerReference: 'PO-7', deliveryDate: '2026-11-22', publicUrlToken: 'token', snapshotVersion: 3, locale: 'en' });
+    expect(sut).toMatchObject({ status: 'open', amountDue: 11_900, finalizedAt: now, customerName: 'Müller GmbH', buyerReference: 'PO-7', deliveryDate: '2026-11-22', publicUrlToken: 'token', snapshotVersion: 4, locale: 'en', paidAt: null });
     expect(sut.customerSnapshot).toMatchObject({ name: 'Müller GmbH', tax_id: 'DE123456789', electronic_address: 'rechnung@mueller.example', electronic_address_scheme: 'EM' });
   });
 

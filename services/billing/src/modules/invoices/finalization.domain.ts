@@ -18,6 +18,7 @@ import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 export const FINALIZED_PROPERTIES = [
   'status',
   'amountDue',
+  'paidAt',
   'finalizedAt',
   'updatedAt',
   'customerName',
@@ -58,15 +59,17 @@ export const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
 });
 
 /**
- * A draft frozen for finalization: `opened` (what `transition` to open sets), the customer as the
+ * A draft frozen for finalization: `opened` (what `transition` to open sets, then to paid for a
+ * draft its prepaid amount settles: `settledAtFinalization`), the customer as the
  * catalog has it now and the seller as the account has it now, and a new public link.
  */
 export const freezeDraft = (
   draft: InvoiceRow,
-  { opened, customer, account, publicUrlToken }: { opened: OpenedColumns; customer: Customer; account: AccountRow; publicUrlToken: string },
+  { opened, customer, account, publicUrlToken }: { opened: OpenedColumns & Partial<Pick<InvoiceRow, 'paidAt'>>; customer: Customer; account: AccountRow; publicUrlToken: string },
 ): FrozenColumns => ({
   status: opened.status,
   amountDue: opened.amountDue,
+  paidAt: opened.paidAt ?? null,
   finalizedAt: opened.finalizedAt,
   updatedAt: opened.updatedAt,
   customerName: customer.name,

@@ -1,6 +1,7 @@
 import { BILLING_SUBJECTS, type Invoice } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AlreadyRecorded, type Orm, type RecordedOutcome, type SelfRecordedWrite, type TraceCarrier } from '@invoicing/service-kit';
+import { AlreadyRecorded, type Orm, type OutboxEntry, type RecordedOutcome, type SelfRecordedWrite, type TraceCarrier } from '@invoicing/service-kit';
+import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
 import type { Actor } from '../../shared/actor.ts';
 import { billingEvent } from '../../shared/events.ts';
 import { groupCommit } from '../../shared/group-commit.ts';
@@ -8,6 +9,7 @@ import type { Series } from '../numbering/numbering.domain.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import { numberAndChain, type FrozenInvoice, type NumberedInvoice } from './finalization.domain.ts';
 import { invoiceRepository } from './invoice.repository.ts';
+import { paidReport } from '../payments/payments.service.ts';
 
 /** A request to finalize a draft, waiting for its workspace's next batch. */
 export interface FinalizeRequest {
@@ -93,15 +95,13 @@ export const writeFinalizedBatch = async (
       taken.previousChain,
     );
     const finalized = taking.map((draft, index) => finalizedFor(draft, numbered[index]!));
+    const reports = finalized.map(reportOf);
     const outcomes = finalized.flatMap(({ draft: { request }, outcome }) => (request.keyed && outcome ? [{ claim: request.keyed.claim, outcome }] : []));
     const { recorded } = await invoices.writeFinalized(tx, {
       series,
       invoices: finalized.map(({ numbered: { row, columns } }) => ({ id: row.id, columns })),
-      timeline: finalized.map(({ draft, numbered: { row } }) => timelineEntry(row, { type: 'finalized', number: row.number! }, draft.request.actor, draft.occurredAt)),
-      events: finalized.map(({ draft, numbered: { invoice } }) => ({
-        envelope: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: invoice }, draft.request.actor, draft.occurredAt),
-        traceContext: draft.request.traceContext,
-      })),
+      timeline: reports.flatMap(({ entries }) => entries),
+      events: reports.flatMap(({ events }) => events),
       chainHead,
       outcomes: outcomes.length > 0 ? { writes: taking.find(({ request }) => request.keyed)!.request.keyed!.writes, entries: outcomes } : undefined,
     });
@@ -120,3 +120,20 @@ const finalizedFor = (draft: FrozenDraft, numbered: NumberedInvoice): { draft: F
   numbered,
   outcome: draft.request.keyed?.outcomeOf({ data: numbered.invoice }),
 });
+
+/**
+ * The timeline entries and events of a draft finalized: `finalized`, and for a draft its prepaid
+ * amount settled (paid at finalization) the report of its payment after it (paid on no known day:
+ * before the invoice was issued).
+ */
+const reportOf = ({ draft, numbered: { row, invoice } }: { draft: FrozenDraft; numbered: NumberedInvoice }): { entries: TimelineEntryRow[]; events: OutboxEntry[] } => {
+  const { actor, traceContext } = draft.request;
+  const entries = [timelineEntry(row, { type: 'finalized', number: row.number! }, actor, draft.occurredAt)];
+  const events: OutboxEntry[] = [{ envelope: billingEvent(BILLING_SUBJECTS.invoiceFinalized, { object: invoice }, actor, draft.occurredAt), traceContext }];
+  if (row.status === 'paid') {
+    const paid = paidReport(row, { object: invoice }, actor, draft.occurredAt, { paidOn: null, paymentReference: null, traceContext });
+    entries.push(paid.entry);
+    events.push(paid.event);
+  }
+  return { entries, events };
+};

@@ -5,10 +5,11 @@ import type { Actor } from '../../shared/actor.ts';
 import { periodOf } from '../numbering/numbering.domain.ts';
 import { finalizeBatches, writeFinalizedBatch, type FinalizeOutcome, type FinalizeRequest, type FrozenDraft } from './finalize-batch.ts';
 import { einvoiceRefusal, freezeDraft } from './finalization.domain.ts';
-import { assertFinalizable, invoiceView, isPricedByCurrentRule, totalsColumns, transition, type OpenedColumns } from './invoice.domain.ts';
+import { assertFinalizable, invoiceView, isPricedByCurrentRule, settledAtFinalization, totalsColumns, transition, type OpenedColumns } from './invoice.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps, type WorkspaceMoment } from './invoice-deps.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { requireCustomer } from './invoice-items.ts';
+import { adjustmentsOf } from './document-terms.domain.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import { newPublicUrlToken } from './public-link.ts';
 import { sendOnFinalize } from '../messages/queue-message.ts';
@@ -26,7 +27,7 @@ interface Finalizable {
   request: FinalizeRequest;
   draft: InvoiceRow;
   lines: readonly InvoiceLineRow[];
-  opened: OpenedColumns;
+  opened: OpenedColumns & Partial<Pick<InvoiceRow, 'paidAt'>>;
 }
 
 const isNumberTaken = (error: unknown): boolean => {
@@ -98,9 +99,11 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
   const guard = async (request: FinalizeRequest, found: { invoice: InvoiceRow; lines: InvoiceLineRow[] } | undefined, moment: WorkspaceMoment): Promise<Finalizable | FinalizeOutcome> => {
     if (!found) throw notFound('invoice', request.publicId);
     const { invoice: draft, lines } = found;
-    const opened = transition(draft, { to: 'open' }, { now: moment.now, today: moment.local.date });
+    const at = { now: moment.now, today: moment.local.date };
+    const open = transition(draft, { to: 'open' }, at);
     // Open already: answered as it is, and nothing is written.
-    if (!opened) return { invoice: invoiceView(draft, lines, moment.view) };
+    if (!open) return { invoice: invoiceView(draft, lines, moment.view) };
+    const opened = settledAtFinalization(draft, open, at) ?? open;
     assertFinalizable(lines);
     if (!isPricedByCurrentRule(draft, lines)) {
       await repriceUnderCurrentRule(deps.em, request.actor, draft, moment);
@@ -147,7 +150,7 @@ const repriceUnderCurrentRule = async (em: EntityManager, actor: Actor, draft: I
     const row = await invoices.findForUpdate(tx, actor.workspaceId, draft.id);
     if (!row || row.status !== 'draft' || row.updatedAt.getTime() !== draft.updatedAt.getTime()) return;
     const lines = await invoices.linesOf(tx, draft.id);
-    const totals = repriceStoredLines(tx, lines);
+    const totals = repriceStoredLines(tx, lines, adjustmentsOf(row));
     tx.assign(row, { ...totalsColumns(totals), updatedAt: new Date(Math.max(moment.now.getTime(), draft.updatedAt.getTime() + 1)) });
   });
 };

@@ -11,7 +11,7 @@ import { defaultAccount } from '../account/account.domain.ts';
 import { accountRepository } from '../account/account.repository.ts';
 import { priceAgain, type ViewContext } from './invoice.domain.ts';
 import type { InvoiceLineRow } from './invoice.entity.ts';
-import type { InvoiceTotals } from './invoice-totals.domain.ts';
+import type { DocumentAdjustments, InvoiceTotals } from './invoice-totals.domain.ts';
 
 /** What the invoice use cases share. */
 export interface InvoiceDeps {
@@ -53,8 +53,8 @@ export const invoiceIdOf = (publicId: string): string => {
  * line's tax is set on the line as `tx` holds it, so the transaction writes it back; answers the
  * invoice's totals.
  */
-export const repriceStoredLines = (tx: EntityManager, lines: readonly InvoiceLineRow[]): InvoiceTotals => {
-  const priced = priceAgain(lines);
+export const repriceStoredLines = (tx: EntityManager, lines: readonly InvoiceLineRow[], adjustments: DocumentAdjustments): InvoiceTotals => {
+  const priced = priceAgain(lines, adjustments);
   lines.forEach((line, index) => tx.assign(line, { tax: priced.lines[index]!.tax }));
   return priced.totals;
 };

@@ -12,6 +12,7 @@ import { invalidRequest, notFound, type FieldIssue } from '@invoicing/service-ki
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
 import { toLineDiscount, type LineDraft } from './invoice.domain.ts';
+import { normalizeDecimal } from './invoice-totals.domain.ts';
 
 /** The customer an invoice names; one the catalog does not know in the workspace is a 404. */
 export const requireCustomer = async (catalog: CatalogReader, actor: Actor, customerId: string): Promise<Customer> => {
@@ -47,7 +48,29 @@ const taxFieldsOf = (item: InvoiceItemInput, taxRate: number) => ({
   unitCode: item.unit_code ?? DEFAULT_UNIT_CODE,
   taxCategory: item.tax_category ?? defaultTaxCategory(taxRate),
   taxExemptionReason: item.tax_exemption_reason ?? null,
+  taxExemptionReasonCode: item.tax_exemption_reason_code ?? null,
 });
+
+/** What a line takes as sent on any line: its exact quantity (BT-129, default 1) and price base (BT-149), discount, period and item terms. */
+const commonFieldsOf = (item: InvoiceItemInput) => ({
+  quantity: normalizeDecimal(item.quantity_decimal ?? item.quantity ?? 1),
+  priceBaseQuantity: normalizeDecimal(item.price_base_quantity ?? '1'),
+  discount: toLineDiscount(item.discount),
+  period: item.period ?? null,
+  sku: item.sku ?? null,
+  standardId: item.standard_id ?? null,
+  standardIdScheme: item.standard_id_scheme ?? null,
+  note: item.note ?? null,
+});
+
+/**
+ * The VAT category rules of a catalog line, once its price's rate is known. A VATEX code satisfies
+ * the need for an exemption reason as the text does; one sent where none belongs is named itself.
+ */
+const catalogTaxIssues = (taxFields: ReturnType<typeof taxFieldsOf>, taxRate: number) =>
+  taxCategoryIssues({ taxCategory: taxFields.taxCategory, taxRate, taxExemptionReason: taxFields.taxExemptionReason ?? taxFields.taxExemptionReasonCode }).map((issue) =>
+    issue.field === 'tax_exemption_reason' && taxFields.taxExemptionReason == null && taxFields.taxExemptionReasonCode != null ? { ...issue, field: 'tax_exemption_reason_code' } : issue,
+  );
 
 /**
  * Turns the items sent into line drafts. Catalog items take unit amount, tax rate and (unless
@@ -66,17 +89,17 @@ export const resolveItems = async (
   const prices = new Map(await Promise.all(priceIds.map(async (id) => [id, await lookUpPrice(catalog, actor, id)] as const)));
   const issues: FieldIssue[] = [];
   const drafts = items.map((item, index): LineDraft => {
-    const common = { quantity: item.quantity ?? 1, discount: toLineDiscount(item.discount), period: item.period ?? null };
+    const common = commonFieldsOf(item);
     const catalogPrice = item.price ? prices.get(item.price) : undefined;
     if (!catalogPrice) {
       const taxRate = item.tax_rate ?? 0;
-      return { ...common, ...taxFieldsOf(item, taxRate), priceId: null, productId: null, description: item.description ?? '', unitAmount: item.unit_amount ?? 0, taxRate };
+      return { ...common, ...taxFieldsOf(item, taxRate), priceId: null, productId: null, description: item.description ?? '', unitAmount: normalizeDecimal(item.unit_amount_decimal ?? item.unit_amount ?? 0), taxRate };
     }
     const { price, productName } = catalogPrice;
     if (!price.active) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is archived and cannot go on a new line` });
     if (price.currency !== currency) issues.push({ path: `${path}.${index}.price`, message: `${price.id} is in ${price.currency}, the invoice in ${currency}` });
     const taxFields = taxFieldsOf(item, price.tax_rate);
-    for (const issue of taxCategoryIssues({ ...taxFields, taxRate: price.tax_rate })) {
+    for (const issue of catalogTaxIssues(taxFields, price.tax_rate)) {
       issues.push({ path: `${path}.${index}.${issue.field}`, message: `${issue.message} (the rate of ${price.id})` });
     }
     return {
@@ -85,7 +108,7 @@ export const resolveItems = async (
       priceId: item.price ?? null,
       productId: parsePublicId('product', price.product) ?? null,
       description: item.description ?? productName,
-      unitAmount: price.unit_amount,
+      unitAmount: String(price.unit_amount),
       taxRate: price.tax_rate,
     };
   });

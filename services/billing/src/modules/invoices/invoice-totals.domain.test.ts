@@ -2,7 +2,19 @@ import { AppError } from '@invoicing/service-kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { categoryTaxOf, taxBreakdownOf, type TaxCategory } from '@invoicing/contracts';
-import { computeInvoice, computeLine, divideRoundingHalfUp, toScaledInteger, type LineInput } from './invoice-totals.domain.ts';
+import {
+  allocateGroupTaxes,
+  computeInvoice,
+  computeLine,
+  divideRoundingHalfUp,
+  normalizeDecimal,
+  percentAmountOf,
+  roundedDecimal,
+  taxTotalInTaxCurrency,
+  toScaledInteger,
+  type LineInput,
+} from './invoice-totals.domain.ts';
+import { transition } from './invoice.domain.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const makeLine = (overrides: Partial<LineInput> = {}): LineInput => ({ quantity: 1, unitAmount: 1000, discount: null, taxRate: 0, ...overrides });
@@ -60,7 +72,7 @@ describe('invoice totals', () => {
       makeLine({ quantity: 10, unitAmount: 100, discount: { amountOff: 100 } }),
     ]);
     // lines: 3000/0/3000/570; 999/500/499/35; 1000/100/900/0
-    expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, taxableAmount: 4399, taxTotal: 605, total: 5004 });
+    expect(totals).toEqual({ subtotal: 4999, discountTotal: 600, allowanceTotal: 0, chargeTotal: 0, taxableAmount: 4399, taxTotal: 605, total: 5004 });
   });
 
   it('rounds tax once per category and rate, not per line (EN 16931 BR-CO-17)', () => {
@@ -243,6 +255,212 @@ describe('invoice arithmetic properties', () => {
           }
         },
       ),
+    );
+  });
+});
+
+// Issue #25: decimal quantities and prices, document-level allowances and charges, the prepaid
+// amount and the tax currency.
+describe('decimal lines', () => {
+  it.each([
+    ['7.5 × 1500', { quantity: '7.5', unitAmount: '1500' }, 11_250],
+    ['an eighth of a cent, 3 times: 0.375 → 0', { quantity: '3', unitAmount: '0.125' }, 0],
+    ['an eighth of a cent, 4 times: 0.5 → 1', { quantity: '4', unitAmount: '0.125' }, 1],
+    ['a price per hundred: 250 × 19.99 / 100 = 49.975 → 49.98', { quantity: '250', unitAmount: '1999', priceBaseQuantity: '100' }, 4_998],
+    ['four-decimal quantity and six-decimal price', { quantity: '0.0001', unitAmount: '999999.999999' }, 100],
+  ])('%s', (_name, line, subtotal) => {
+    expect(computeLine(makeLine(line), 'items.0').subtotal).toBe(subtotal);
+  });
+
+  it('takes a percent discount of the rounded line subtotal', () => {
+    expect(computeLine(makeLine({ quantity: '2.5', unitAmount: '333', discount: { percentOff: 10 } }), 'items.0')).toMatchObject({ subtotal: 833, discountAmount: 83, amount: 750 });
+  });
+
+  it.each([
+    ['7.5000', '7.5'],
+    ['1500.000000', '1500'],
+    ['0.1250', '0.125'],
+    ['0', '0'],
+    ['007', '7'],
+    [12, '12'],
+  ])('normalizes %s to %s', (value, expected) => {
+    expect(normalizeDecimal(value)).toBe(expected);
+  });
+
+  it('rounds the integer quantity and unit amount half up', () => {
+    expect([roundedDecimal('7.5', 4), roundedDecimal('7.4999', 4), roundedDecimal('0.5', 6), roundedDecimal('0.499999', 6)]).toEqual([8, 7, 1, 0]);
+  });
+
+  // The exact amount as a fraction, rounded half up by comparing twice the remainder with the denominator:
+  // independent of the scaled integers the code uses.
+  const decimalArb = (maxWhole: number, decimals: number, min = 0) =>
+    fc.tuple(fc.integer({ min: 0, max: maxWhole }), fc.integer({ min: 0, max: 10 ** decimals - 1 })).filter(([whole, fraction]) => whole + fraction >= min).map(([whole, fraction]) => {
+      const text = fraction === 0 ? String(whole) : `${whole}.${String(fraction).padStart(decimals, '0')}`;
+      return { text, numerator: BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction), denominator: 10n ** BigInt(decimals) };
+    });
+  it('a line subtotal is the exact quantity × unit amount / price base quantity rounded half up', () => {
+    fc.assert(
+      fc.property(decimalArb(100_000, 4, 1), decimalArb(10_000_000, 6), decimalArb(1_000, 4, 1), (quantity, unitAmount, base) => {
+        const numerator = quantity.numerator * unitAmount.numerator * base.denominator;
+        const denominator = quantity.denominator * unitAmount.denominator * base.numerator;
+        const floor = numerator / denominator;
+        const expected = 2n * (numerator - floor * denominator) >= denominator ? floor + 1n : floor;
+        expect(BigInt(computeLine(makeLine({ quantity: quantity.text, unitAmount: unitAmount.text, priceBaseQuantity: base.text }), 'items.0').subtotal)).toBe(expected);
+      }),
+    );
+  });
+});
+
+describe('document-level allowances and charges', () => {
+  const adjustment = (amount: number, taxRate: number, taxCategory: TaxCategory = taxRate > 0 ? 'S' : 'Z') => ({ amount, taxRate, taxCategory });
+
+  it('changes the base of its VAT group, taxed once; the lines carry the group tax', () => {
+    const { lines, totals } = computeInvoice([makeLine({ unitAmount: 11_254, taxRate: 19 }), makeLine({ unitAmount: 9_000, taxRate: 19 }), makeLine({ unitAmount: 5_000 })], 'items', {
+      allowances: [adjustment(1_000, 19)],
+      charges: [adjustment(500, 19)],
+    });
+    expect(totals).toEqual({ subtotal: 25_254, discountTotal: 0, allowanceTotal: 1_000, chargeTotal: 500, taxableAmount: 24_754, taxTotal: 3_753, total: 28_507 });
+    expect(lines.map((line) => line.tax)).toEqual([2_085, 1_668, 0]);
+  });
+
+  it('shares a group tax equally when its lines are all 0', () => {
+    const { lines, totals } = computeInvoice([makeLine({ unitAmount: 0, taxRate: 19 }), makeLine({ unitAmount: 0, taxRate: 19 })], 'items', { allowances: [], charges: [adjustment(1_001, 19)] });
+    expect(totals.taxTotal).toBe(190);
+    expect(lines.map((line) => line.tax)).toEqual([95, 95]);
+  });
+
+  it.each([
+    ['a group no line has', { allowances: [adjustment(1, 7)], charges: [] }, 'allowances.0.tax_rate'],
+    ['a charge in a group no line has', { allowances: [], charges: [adjustment(1, 19, 'E')] }, 'charges.0.tax_rate'],
+    ['a group below 0', { allowances: [adjustment(600, 19), adjustment(500, 19)], charges: [adjustment(50, 19)] }, 'allowances.0.amount'],
+  ])('refuses %s with a 400 naming the field', (_name, adjustments, path) => {
+    const error = errorOf(() => computeInvoice([makeLine({ unitAmount: 1_000, taxRate: 19 })], 'items', adjustments));
+    expect(error.errors?.[0]?.path).toBe(path);
+  });
+
+  it.each([
+    [10_000, 10, 1_000],
+    [10_005, 2.5, 250],
+    [10_020, 2.5, 251],
+    [1, 50, 1],
+    [0, 100, 0],
+  ])('percent form: round_half_up(%d × %d / 100) = %d', (base, percent, amount) => {
+    expect(percentAmountOf(base, percent)).toBe(amount);
+  });
+
+  it('percent form is the exact product rounded half up', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000_000 }), percent(2), (base, rate) => {
+        const exact = BigInt(base) * BigInt(Math.round(rate * 100)); // × 10^4 / 100 / 100
+        const floor = exact / 10_000n;
+        const expected = 2n * (exact - floor * 10_000n) >= 10_000n ? floor + 1n : floor;
+        expect(BigInt(percentAmountOf(base, rate))).toBe(expected);
+      }),
+    );
+  });
+
+  it('Σ group bases = taxable_amount, Σ group tax = tax_total = Σ line tax, total = taxable + tax, each group taxed once', () => {
+    const rateArb = fc.constantFrom(0, 7, 19, 8.5);
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ quantity: fc.integer({ min: 1, max: 20 }), unitAmount: fc.integer({ min: 0, max: 100_000 }), taxRate: rateArb }), { minLength: 1, maxLength: 15 }),
+        fc.array(fc.record({ amount: fc.integer({ min: 0, max: 50_000 }), line: fc.nat(), charge: fc.boolean() }), { maxLength: 6 }),
+        (raw, rawAdjustments) => {
+          const lines: LineInput[] = raw.map((one) => ({ ...one, discount: null }));
+          // Each allowance or charge in the group of some line.
+          const picked = rawAdjustments.map((one) => ({ ...one, of: raw[one.line % raw.length]! }));
+          const adjustments = {
+            allowances: picked.filter((one) => !one.charge).map((one) => adjustment(one.amount, one.of.taxRate)),
+            charges: picked.filter((one) => one.charge).map((one) => adjustment(one.amount, one.of.taxRate)),
+          };
+          let result: ReturnType<typeof computeInvoice>;
+          try {
+            result = computeInvoice(lines, 'items', adjustments);
+          } catch (error) {
+            // Only an allowance that takes its group below 0 is refused with these bounds.
+            expect((error as AppError).errors?.[0]?.path).toMatch(/^allowances\.\d+\.amount$/);
+            return;
+          }
+          const { lines: amounts, totals } = result;
+          const breakdown = taxBreakdownOf(
+            amounts.map((amount, index) => ({ tax_category: raw[index]!.taxRate > 0 ? 'S' : 'Z', tax_rate: raw[index]!.taxRate, amount: amount.amount, tax: amount.tax, tax_exemption_reason: null })),
+            {
+              allowances: adjustments.allowances.map((one) => ({ tax_category: one.taxCategory, tax_rate: one.taxRate, amount: one.amount })),
+              charges: adjustments.charges.map((one) => ({ tax_category: one.taxCategory, tax_rate: one.taxRate, amount: one.amount })),
+            },
+          );
+          expect(breakdown.reduce((sum, group) => sum + group.taxable_amount, 0)).toBe(totals.taxableAmount);
+          expect(breakdown.reduce((sum, group) => sum + group.tax, 0)).toBe(totals.taxTotal);
+          expect(amounts.reduce((sum, line) => sum + line.tax, 0)).toBe(totals.taxTotal);
+          for (const group of breakdown) {
+            expect(group.taxable_amount).toBeGreaterThanOrEqual(0);
+            expect(group.tax).toBe(Number(categoryTaxOf(BigInt(group.taxable_amount), group.tax_rate)));
+          }
+          expect(totals.taxableAmount).toBe(totals.subtotal - totals.discountTotal - totals.allowanceTotal + totals.chargeTotal);
+          expect(totals.total).toBe(totals.taxableAmount + totals.taxTotal);
+        },
+      ),
+    );
+  });
+
+  it('without allowances or charges, the shares are those of the rule before them', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ quantity: fc.integer({ min: 1, max: 50 }), unitAmount: fc.integer({ min: 0, max: 100_000 }), taxRate: fc.constantFrom(5, 7, 19, 8.5, 0.3) }), { minLength: 1, maxLength: 20 }), (raw) => {
+        const lines: LineInput[] = raw.map((one) => ({ ...one, discount: null }));
+        const amounts = lines.map((line) => computeLine(line, 'items.0').amount);
+        // The rule before: each line's exact share amount × rate / 100 rounded down, leftovers to the largest fractions.
+        const before = new Map<number, number[]>();
+        raw.forEach((one, index) => before.set(one.taxRate, [...(before.get(one.taxRate) ?? []), index]));
+        const expected = new Array<number>(lines.length).fill(0);
+        for (const [rate, members] of before) {
+          const exact = members.map((index) => BigInt(amounts[index]!) * BigInt(Math.round(rate * 10_000)));
+          const groupTax = divideRoundingHalfUp(exact.reduce((a, b) => a + b, 0n), 1_000_000n);
+          const shares = exact.map((value) => value / 1_000_000n);
+          let leftover = groupTax - shares.reduce((a, b) => a + b, 0n);
+          const order = members.map((_, position) => position).sort((a, b) => (exact[a]! % 1_000_000n === exact[b]! % 1_000_000n ? a - b : exact[a]! % 1_000_000n > exact[b]! % 1_000_000n ? -1 : 1));
+          for (const position of order) if (leftover > 0n) (shares[position] = shares[position]! + 1n), (leftover -= 1n);
+          members.forEach((index, position) => (expected[index] = Number(shares[position])));
+        }
+        expect(allocateGroupTaxes(lines, amounts)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('prepaid amount', () => {
+  it('amount_due = total − prepaid_amount at finalization', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX }), fc.nat(), (total, prepaidRaw) => {
+        const prepaidAmount = prepaidRaw % (total + 1);
+        const opened = transition({ status: 'draft', total, prepaidAmount }, { to: 'open' }, { now: new Date(), today: '2026-11-22' });
+        expect(opened?.amountDue).toBe(total - prepaidAmount);
+      }),
+    );
+  });
+});
+
+describe('tax currency', () => {
+  it.each([
+    ['EUR → HUF (both 2 decimals)', 3_753, '391.25', 'EUR', 'HUF', 1_468_361],
+    ['EUR → JPY (0 decimals): 37.53 × 161.5 = 6061.095 → ¥6061', 3_753, '161.5', 'EUR', 'JPY', 6_061],
+    ['JPY → EUR: ¥1000 × 0.0061 = 6.1 EUR', 1_000, '0.0061', 'JPY', 'EUR', 610],
+    ['EUR → KWD (3 decimals): 1.00 × 0.3333 = 0.333 KWD', 100, '0.3333', 'EUR', 'KWD', 333],
+    ['half a unit rounds up', 1, '0.5', 'EUR', 'HUF', 1],
+  ])('%s', (_name, taxTotal, rate, from, to, expected) => {
+    expect(taxTotalInTaxCurrency(taxTotal, rate, from, to)).toBe(expected);
+  });
+
+  it('is the exact tax_total × rate in the other currency’s minor units, rounded half up', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 100_000_000 }), fc.integer({ min: 1, max: 10 ** 12 }), fc.constantFrom(['EUR', 'HUF'], ['EUR', 'JPY'], ['JPY', 'EUR'], ['USD', 'KWD']), (taxTotal, rateScaled, [from, to]) => {
+        const rate = normalizeDecimal(`${rateScaled / 10 ** 10 >= 1 ? String(rateScaled).slice(0, -10) : '0'}.${String(rateScaled).padStart(10, '0').slice(-10)}`);
+        const shift = (code: string) => (code === 'JPY' ? 0n : code === 'KWD' ? 3n : 2n);
+        const numerator = BigInt(taxTotal) * BigInt(rateScaled) * 10n ** shift(to!);
+        const denominator = 10n ** (10n + shift(from!));
+        const floor = numerator / denominator;
+        const expected = 2n * (numerator - floor * denominator) >= denominator ? floor + 1n : floor;
+        expect(BigInt(taxTotalInTaxCurrency(taxTotal, rate, from!, to!))).toBe(expected);
+      }),
     );
   });
 });

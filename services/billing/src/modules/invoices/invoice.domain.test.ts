@@ -69,7 +69,7 @@ describe('draftChanges', () => {
       now,
     }),
   };
-  const totals = { subtotal: 100, discountTotal: 0, taxableAmount: 100, taxTotal: 19, total: 119 };
+  const totals = { subtotal: 100, discountTotal: 0, allowanceTotal: 0, chargeTotal: 0, taxableAmount: 100, taxTotal: 19, total: 119 };
   const sut = (patch: UpdateInvoiceBody, customer?: { name: string }) => draftChanges(draft, patch, { customer, totals });
 
   it('sets only what was sent, besides the dates and totals every PATCH recomputes', () => {
@@ -133,10 +133,10 @@ describe('priceAgain', () => {
   const line = (tax: number) => makeLine({ tax });
 
   it('gives stored lines the tax of the current rule, and the totals', () => {
-    const priced = priceAgain([line(0)]);
+    const priced = priceAgain([line(0)], { allowances: [], charges: [] });
     expect(priced.lines.map((each) => each.tax)).toEqual([1_900]);
     expect(priced.totals).toMatchObject({ taxTotal: 1_900, total: 11_900 });
-    expect(isPricedByCurrentRule({ taxTotal: 1_900 }, [line(0)])).toBe(false);
-    expect(isPricedByCurrentRule({ taxTotal: 1_900 }, priced.lines)).toBe(true);
+    expect(isPricedByCurrentRule({ taxTotal: 1_900, allowances: [], charges: [] }, [line(0)])).toBe(false);
+    expect(isPricedByCurrentRule({ taxTotal: 1_900, allowances: [], charges: [] }, priced.lines)).toBe(true);
   });
 });

@@ -23,7 +23,8 @@ import { canonicalJson } from '@invoicing/service-kit/canonical-json';
 import { newId } from '@invoicing/service-kit/ids';
 import { addDays } from '../../shared/clock.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
-import { computeInvoice, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
+import { computeInvoice, normalizeDecimal, QUANTITY_SCALE, roundedDecimal, UNIT_AMOUNT_SCALE, type DocumentAdjustments, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
+import { adjustmentsOf, assertDocumentTerms, documentAllowanceChargesOf, taxTotalInTaxCurrencyOf } from './document-terms.domain.ts';
 import { partyChanges, partyColumns } from './invoice-parties.domain.ts';
 
 /** A line ready to be priced: from an ad-hoc item, or from a catalog item and its price. */
@@ -31,8 +32,10 @@ export interface LineDraft {
   priceId: string | null;
   productId: string | null;
   description: string;
-  quantity: number;
-  unitAmount: number;
+  /** Exact decimal strings ("7.5", "0.125"); the line's integer `quantity` and `unit_amount` are them rounded half up. */
+  quantity: string;
+  unitAmount: string;
+  priceBaseQuantity: string;
   discount: LineDiscount;
   taxRate: number;
   unitCode: string;
@@ -40,6 +43,11 @@ export interface LineDraft {
   taxExemptionReason: string | null;
   /** The billing period (BG-26), both days included. */
   period: { start: string; end: string } | null;
+  taxExemptionReasonCode: string | null;
+  sku: string | null;
+  standardId: string | null;
+  standardIdScheme: string | null;
+  note: string | null;
 }
 
 /** What a read needs beside the rows: "today" in the workspace's time zone, and the public origin. */
@@ -64,9 +72,12 @@ export const amountRemainingOf = (row: Pick<InvoiceRow, 'status' | 'amountDue' |
 export const statusOn = (row: Pick<InvoiceRow, 'status' | 'dueDate'>, today: string): InvoiceStatus =>
   row.status === 'open' && row.dueDate != null && row.dueDate < today ? 'overdue' : row.status;
 
-/** Prices the drafts: line rows in order and the invoice totals; an amount that breaks a rule is a 400. */
-export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, drafts: readonly LineDraft[], path = 'items') => {
-  const { lines, totals } = computeInvoice(drafts, path);
+/**
+ * Prices the drafts with the invoice's document-level allowances and charges: line rows in order
+ * and the invoice totals; an amount that breaks a rule is a 400.
+ */
+export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, drafts: readonly LineDraft[], adjustments: DocumentAdjustments, path = 'items') => {
+  const { lines, totals } = computeInvoice(drafts, path, adjustments);
   const rows = drafts.map((draft, position): InvoiceLineRow => {
     const amounts = lines[position]!;
     return {
@@ -77,8 +88,11 @@ export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, draf
       priceId: draft.priceId,
       productId: draft.productId,
       description: draft.description,
-      quantity: draft.quantity,
-      unitAmount: draft.unitAmount,
+      quantity: roundedDecimal(draft.quantity, QUANTITY_SCALE),
+      unitAmount: roundedDecimal(draft.unitAmount, UNIT_AMOUNT_SCALE),
+      quantityDecimal: draft.quantity,
+      unitAmountDecimal: draft.unitAmount,
+      priceBaseQuantity: draft.priceBaseQuantity,
       discountAmountOff: draft.discount && 'amountOff' in draft.discount ? draft.discount.amountOff : null,
       discountPercentOff: draft.discount && 'percentOff' in draft.discount ? draft.discount.percentOff : null,
       discountAmount: amounts.discountAmount,
@@ -90,6 +104,11 @@ export const priceLines = (invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>, draf
       taxExemptionReason: draft.taxExemptionReason,
       periodStart: draft.period?.start ?? null,
       periodEnd: draft.period?.end ?? null,
+      taxExemptionReasonCode: draft.taxExemptionReasonCode,
+      sku: draft.sku,
+      standardId: draft.standardId,
+      standardIdScheme: draft.standardIdScheme,
+      note: draft.note,
     };
   });
   return { rows, totals };
@@ -100,14 +119,20 @@ export const draftOf = (row: InvoiceLineRow): LineDraft => ({
   priceId: row.priceId ?? null,
   productId: row.productId ?? null,
   description: row.description,
-  quantity: row.quantity,
-  unitAmount: row.unitAmount,
+  quantity: normalizeDecimal(row.quantityDecimal ?? row.quantity),
+  unitAmount: normalizeDecimal(row.unitAmountDecimal ?? row.unitAmount),
+  priceBaseQuantity: normalizeDecimal(row.priceBaseQuantity ?? '1'),
   discount: row.discountAmountOff != null ? { amountOff: row.discountAmountOff } : row.discountPercentOff != null ? { percentOff: row.discountPercentOff } : null,
   taxRate: row.taxRate,
   unitCode: row.unitCode ?? DEFAULT_UNIT_CODE,
   taxCategory: row.taxCategory ?? defaultTaxCategory(row.taxRate),
   taxExemptionReason: row.taxExemptionReason ?? null,
   period: periodOf(row),
+  taxExemptionReasonCode: row.taxExemptionReasonCode ?? null,
+  sku: row.sku ?? null,
+  standardId: row.standardId ?? null,
+  standardIdScheme: row.standardIdScheme ?? null,
+  note: row.note ?? null,
 });
 
 const periodOf = (row: InvoiceLineRow) => (row.periodStart != null && row.periodEnd != null ? { start: row.periodStart, end: row.periodEnd } : null);
@@ -118,14 +143,14 @@ const periodOf = (row: InvoiceLineRow) => (row.periodStart != null && row.period
  * PATCH that keeps them, and a draft priced under the earlier per-line rounding before it is
  * finalized. New lines are priced by `priceLines`.
  */
-export const priceAgain = (lines: readonly InvoiceLineRow[]): { lines: InvoiceLineRow[]; totals: InvoiceTotals } => {
-  const { lines: amounts, totals } = computeInvoice(lines.map(draftOf));
+export const priceAgain = (lines: readonly InvoiceLineRow[], adjustments: DocumentAdjustments): { lines: InvoiceLineRow[]; totals: InvoiceTotals } => {
+  const { lines: amounts, totals } = computeInvoice(lines.map(draftOf), 'items', adjustments);
   return { lines: lines.map((line, index) => ({ ...line, tax: amounts[index]!.tax })), totals };
 };
 
 /** Whether the stored lines carry the taxes the current rule gives them (see `priceAgain`). */
-export const isPricedByCurrentRule = (invoice: Pick<InvoiceRow, 'taxTotal'>, lines: readonly InvoiceLineRow[]): boolean => {
-  const priced = priceAgain(lines);
+export const isPricedByCurrentRule = (invoice: Pick<InvoiceRow, 'taxTotal' | 'allowances' | 'charges'>, lines: readonly InvoiceLineRow[]): boolean => {
+  const priced = priceAgain(lines, adjustmentsOf(invoice));
   return priced.totals.taxTotal === invoice.taxTotal && priced.lines.every((line, index) => line.tax === lines[index]!.tax);
 };
 
@@ -136,7 +161,7 @@ export const assertFinalizable = (lines: readonly InvoiceLineRow[]): void => {
   }
 };
 
-export const totalsColumns = (totals: InvoiceTotals): Pick<InvoiceRow, 'subtotal' | 'discountTotal' | 'taxableAmount' | 'taxTotal' | 'total'> => ({ ...totals });
+export const totalsColumns = (totals: InvoiceTotals): Pick<InvoiceRow, 'subtotal' | 'discountTotal' | 'allowanceTotal' | 'chargeTotal' | 'taxableAmount' | 'taxTotal' | 'total'> => ({ ...totals });
 
 interface DueDates {
   dueDate: string | null;
@@ -200,9 +225,33 @@ export const draftChanges = (
     ...(patch.delivery_date !== undefined ? { deliveryDate: patch.delivery_date } : {}),
     ...(patch.service_period !== undefined ? servicePeriodColumns(patch.service_period) : {}),
     ...partyChanges(patch),
+    ...documentTermColumns(patch),
     ...totalsColumns(totals),
   };
 };
+
+/**
+ * The document-level terms a create or PATCH sets: allowances and charges (replacing each list),
+ * the prepaid amount, the tax currency and its rate (`tax_currency: null` removes both). The
+ * draft's totals follow from the allowances and charges (`documentAdjustmentsAfter`).
+ */
+const documentTermColumns = (
+  sent: Pick<UpdateInvoiceBody, 'allowances' | 'charges' | 'prepaid_amount' | 'tax_currency' | 'tax_exchange_rate'>,
+): Partial<Pick<InvoiceRow, 'allowances' | 'charges' | 'prepaidAmount' | 'taxCurrency' | 'taxExchangeRate'>> => ({
+  ...(sent.allowances !== undefined ? { allowances: documentAllowanceChargesOf(sent.allowances) } : {}),
+  ...(sent.charges !== undefined ? { charges: documentAllowanceChargesOf(sent.charges) } : {}),
+  ...(sent.prepaid_amount !== undefined ? { prepaidAmount: sent.prepaid_amount } : {}),
+  ...(sent.tax_currency !== undefined ? { taxCurrency: sent.tax_currency } : {}),
+  ...(sent.tax_exchange_rate !== undefined ? { taxExchangeRate: sent.tax_exchange_rate === null ? null : normalizeDecimal(sent.tax_exchange_rate) } : {}),
+  ...(sent.tax_currency === null && sent.tax_exchange_rate === undefined ? { taxExchangeRate: null } : {}),
+});
+
+/** The allowances and charges a draft has after a PATCH: those sent, else those it had. */
+export const documentAdjustmentsAfter = (current: Pick<InvoiceRow, 'allowances' | 'charges'>, patch: Pick<UpdateInvoiceBody, 'allowances' | 'charges'>): DocumentAdjustments =>
+  adjustmentsOf({ ...current, ...documentTermColumns({ allowances: patch.allowances, charges: patch.charges }) });
+
+/** The draft after the changes, checked as a whole (prepaid amount, tax currency): a 400 changes nothing. */
+export const assertDraftAfter = (current: InvoiceRow, changes: DraftChanges): void => assertDocumentTerms({ ...current, ...changes } as InvoiceRow);
 
 const servicePeriodColumns = (period: Period | null): Pick<InvoiceRow, 'servicePeriodStart' | 'servicePeriodEnd'> => ({
   servicePeriodStart: period?.start ?? null,
@@ -215,7 +264,12 @@ const sameValue = (stored: unknown, sent: unknown): boolean =>
 
 /** Whether applying the changes would alter any column: a PATCH of the values already there changes nothing. */
 export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean =>
-  Object.entries(changes).some(([property, value]) => !sameValue(row[property as keyof InvoiceRow], value));
+  Object.entries(changes).some(([property, value]) =>
+    // An exact decimal read back from the database carries its scale's zeros.
+    property === 'taxExchangeRate' && value != null && row.taxExchangeRate != null
+      ? normalizeDecimal(row.taxExchangeRate) !== value
+      : !sameValue(row[property as keyof InvoiceRow], value),
+  );
 
 export const newDraft = (
   workspaceId: string,
@@ -242,8 +296,16 @@ export const newDraft = (
     ...servicePeriodColumns(body.service_period ?? null),
     locale: null,
     ...partyColumns(body),
+    allowances: [],
+    charges: [],
+    prepaidAmount: 0,
+    taxCurrency: null,
+    taxExchangeRate: null,
+    ...documentTermColumns(body),
     subtotal: 0,
     discountTotal: 0,
+    allowanceTotal: 0,
+    chargeTotal: 0,
     taxableAmount: 0,
     taxTotal: 0,
     total: 0,
@@ -308,7 +370,7 @@ export type OpenedColumns = Pick<InvoiceRow, 'status' | 'amountDue' | 'finalized
  * and changes nothing. Answers the columns to write, or null for a finalize of an invoice already
  * open, which is answered as it is.
  */
-type TransitionRow = Pick<InvoiceRow, 'status' | 'total'> & Partial<Pick<InvoiceRow, 'amountPaid'>>;
+type TransitionRow = Pick<InvoiceRow, 'status' | 'total'> & Partial<Pick<InvoiceRow, 'amountPaid' | 'prepaidAmount'>>;
 export function transition(row: TransitionRow, change: { to: 'open' }, at: TransitionMoment): OpenedColumns | null;
 export function transition(row: TransitionRow, change: Exclude<StatusChange, { to: 'open' }>, at: TransitionMoment): TransitionColumns;
 export function transition(row: TransitionRow, change: StatusChange, at: TransitionMoment): TransitionColumns | null {
@@ -316,7 +378,8 @@ export function transition(row: TransitionRow, change: StatusChange, at: Transit
     case 'open':
       if (row.status === 'open') return null;
       if (row.status !== 'draft') throw invalidState(`This invoice is ${stateName(row)}: it was finalized before and can no longer change.`);
-      return { status: 'open', amountDue: row.total, finalizedAt: at.now, updatedAt: at.now };
+      // What was paid before issue (BT-113) is not due.
+      return { status: 'open', amountDue: row.total - (row.prepaidAmount ?? 0), finalizedAt: at.now, updatedAt: at.now };
     case 'paid':
       if (row.status === 'paid') throw invalidState('This invoice is already paid.');
       if (row.status !== 'open') throw invalidState(`This invoice is ${stateName(row)}: only an open or overdue invoice can be paid.`);
@@ -342,6 +405,17 @@ export function transition(row: TransitionRow, change: StatusChange, at: Transit
   }
 }
 
+/**
+ * A draft whose prepaid amount (BT-113, above 0) is its whole total has nothing left to pay once
+ * finalized: it goes on from open to paid at once, through `transition` like any payment that
+ * settles an invoice, paid at the moment of finalization. Null for any other draft.
+ */
+export const settledAtFinalization = (draft: Pick<InvoiceRow, 'prepaidAmount' | 'total'>, opened: OpenedColumns, at: TransitionMoment): (OpenedColumns & Pick<InvoiceRow, 'paidAt'>) | null => {
+  if (!(draft.prepaidAmount > 0 && opened.amountDue === 0)) return null;
+  const paid = transition({ status: opened.status, total: draft.total }, { to: 'paid' }, at);
+  return { status: paid.status, amountDue: paid.amountDue, finalizedAt: opened.finalizedAt, updatedAt: opened.updatedAt, paidAt: paid.paidAt ?? at.now };
+};
+
 // Views
 
 // Only the key that is set, the shape `discount` takes on input, so a line read can be sent back.
@@ -365,14 +439,14 @@ export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   tax_category: row.taxCategory,
   tax_exemption_reason: row.taxExemptionReason ?? null,
   period: periodOf(row),
-  quantity_decimal: String(row.quantity), // #25 placeholder: arithmetic (decimal lines)
-  unit_amount_decimal: String(row.unitAmount), // #25 placeholder
-  price_base_quantity: '1', // #25 placeholder
-  tax_exemption_reason_code: null, // #25 placeholder: line terms
-  sku: null, // #25 placeholder
-  standard_id: null, // #25 placeholder
-  standard_id_scheme: null, // #25 placeholder
-  note: null, // #25 placeholder
+  quantity_decimal: normalizeDecimal(row.quantityDecimal ?? row.quantity),
+  unit_amount_decimal: normalizeDecimal(row.unitAmountDecimal ?? row.unitAmount),
+  price_base_quantity: normalizeDecimal(row.priceBaseQuantity ?? '1'),
+  tax_exemption_reason_code: row.taxExemptionReasonCode ?? null,
+  sku: row.sku ?? null,
+  standard_id: row.standardId ?? null,
+  standard_id_scheme: row.standardIdScheme ?? null,
+  note: row.note ?? null,
 });
 
 // Snapshots frozen before the e-invoice fields existed lack their keys: they read as null.
@@ -409,12 +483,12 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   days_until_due: row.daysUntilDue ?? null,
   subtotal: row.subtotal,
   discount_total: row.discountTotal,
-  allowance_total: 0, // #25 placeholder: arithmetic (allowances, charges)
-  charge_total: 0, // #25 placeholder
+  allowance_total: row.allowanceTotal ?? 0,
+  charge_total: row.chargeTotal ?? 0,
   taxable_amount: row.taxableAmount,
   tax_total: row.taxTotal,
   total: row.total,
-  prepaid_amount: 0, // #25 placeholder: arithmetic (prepaid)
+  prepaid_amount: row.prepaidAmount ?? 0,
   amount_due: row.amountDue,
   amount_paid: row.amountPaid,
   amount_remaining: amountRemainingOf(row),
@@ -426,11 +500,11 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   delivery_date: row.deliveryDate ?? null,
   service_period: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null,
   locale: row.locale ?? null,
-  allowances: [], // #25 placeholder: arithmetic
-  charges: [], // #25 placeholder
-  tax_currency: null, // #25 placeholder
-  tax_exchange_rate: null, // #25 placeholder
-  tax_total_in_tax_currency: null, // #25 placeholder
+  allowances: row.allowances ?? [],
+  charges: row.charges ?? [],
+  tax_currency: row.taxCurrency ?? null,
+  tax_exchange_rate: row.taxExchangeRate != null ? normalizeDecimal(row.taxExchangeRate) : null,
+  tax_total_in_tax_currency: taxTotalInTaxCurrencyOf(row),
   payment_means: row.paymentMeans ?? [],
   payee: row.payee ?? null,
   preceding_invoice: row.precedingInvoice ?? null,
@@ -456,6 +530,7 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
  */
 export const invoiceView = (row: InvoiceRow, lines: readonly InvoiceLineRow[], context: ViewContext): Invoice => {
   const lineViews = lines.map(lineView);
-  const invoice = { ...invoiceSummaryView(row, context), lines: { object: 'list' as const, data: lineViews }, tax_breakdown: taxBreakdownOf(lineViews) };
+  const summary = invoiceSummaryView(row, context);
+  const invoice = { ...summary, lines: { object: 'list' as const, data: lineViews }, tax_breakdown: taxBreakdownOf(lineViews, summary) };
   return { ...invoice, einvoice: row.status === 'draft' ? null : einvoiceReadiness(invoice) };
 };

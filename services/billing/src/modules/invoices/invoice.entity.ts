@@ -1,4 +1,4 @@
-import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, InvoiceAttachment, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, DocumentAllowanceCharge, InvoiceAttachment, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** The statuses stored; `overdue` is never stored but computed on read from the due date. */
@@ -43,6 +43,16 @@ export const InvoiceEntity = defineEntity({
     total: p.bigint('number'),
     amountDue: p.bigint('number'),
     amountPaid: p.bigint('number'),
+    /** Document-level allowances and charges (BG-20, BG-21) as the invoice reads them, in order. */
+    allowances: p.json<DocumentAllowanceCharge[]>(),
+    charges: p.json<DocumentAllowanceCharge[]>(),
+    allowanceTotal: p.bigint('number'),
+    chargeTotal: p.bigint('number'),
+    /** Paid before issue (BT-113); at finalization amount_due = total − prepaid_amount. */
+    prepaidAmount: p.bigint('number'),
+    /** The VAT accounting currency (BT-6) and units of it per unit of `currency`, exact; both or neither. */
+    taxCurrency: p.string().length(3).nullable(),
+    taxExchangeRate: p.decimal('string').precision(25).scale(10).nullable(),
     number: p.text().nullable(),
     numberFormat: p.text().nullable(),
     numberPeriod: p.text().nullable(),
@@ -97,6 +107,15 @@ export const InvoiceLineEntity = defineEntity({
     /** The line's billing period (BG-26), both days included; both null or both set. */
     periodStart: p.date().nullable(),
     periodEnd: p.date().nullable(),
+    /** The exact quantity, unit amount (minor units) and price base quantity; `quantity` and `unitAmount` hold the first two rounded half up. */
+    quantityDecimal: p.decimal('string').precision(20).scale(4),
+    unitAmountDecimal: p.decimal('string').precision(22).scale(6),
+    priceBaseQuantity: p.decimal('string').precision(19).scale(4),
+    taxExemptionReasonCode: p.text().nullable(),
+    sku: p.text().nullable(),
+    standardId: p.text().nullable(),
+    standardIdScheme: p.text().nullable(),
+    note: p.text().nullable(),
   },
 });
 export type InvoiceLineRow = InferEntity<typeof InvoiceLineEntity>;

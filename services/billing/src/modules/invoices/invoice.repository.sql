@@ -8,9 +8,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -40,9 +47,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -72,9 +86,16 @@ select
     select
       coalesce(
         json_agg(
-          "l"
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
           order by
-            "l"."position"
+            l.position
         ),
         '[]'::json
       ) as "lines"
@@ -123,8 +144,15 @@ with
         "payment_means",
         "payee",
         "preceding_invoice",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
         "subtotal",
         "discount_total",
+        "allowance_total",
+        "charge_total",
         "taxable_amount",
         "tax_total",
         "total",
@@ -203,7 +231,14 @@ with
         $47,
         $48,
         $49,
-        $50
+        $50,
+        $51,
+        $52,
+        $53,
+        $54,
+        $55,
+        $56,
+        $57
       )
   ),
   "new_lines" as (
@@ -228,21 +263,58 @@ with
         "tax_category",
         "tax_exemption_reason",
         "period_start",
-        "period_end"
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
       )
     values
-      ($51, $52, $53, $54, $55, $56, $57, $58, $59, $60, $61, $62, $63, $64, $65, $66, $67, $68, $69, $70)
+      (
+        $58,
+        $59,
+        $60,
+        $61,
+        $62,
+        $63,
+        $64,
+        $65,
+        $66,
+        $67,
+        $68,
+        $69,
+        $70,
+        $71,
+        $72,
+        $73,
+        $74,
+        $75,
+        $76,
+        $77,
+        $78,
+        $79,
+        $80,
+        $81,
+        $82,
+        $83,
+        $84,
+        $85
+      )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($71, $72, $73, $74, $75, $76, $77, $78)
+      ($86, $87, $88, $89, $90, $91, $92, $93)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($79, $80, $81, $82);
+  ($94, $95, $96, $97);
 
 with
   "new_records" as (
@@ -287,8 +359,15 @@ with
         "payment_means",
         "payee",
         "preceding_invoice",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
         "subtotal",
         "discount_total",
+        "allowance_total",
+        "charge_total",
         "taxable_amount",
         "tax_total",
         "total",
@@ -339,34 +418,41 @@ with
       $27 as "payment_means",
       $28 as "payee",
       $29 as "preceding_invoice",
-      $30 as "subtotal",
-      $31 as "discount_total",
-      $32 as "taxable_amount",
-      $33 as "tax_total",
-      $34 as "total",
-      $35 as "amount_due",
-      $36 as "amount_paid",
-      $37 as "number",
-      $38 as "number_format",
-      $39 as "number_period",
-      $40 as "number_sequence",
-      $41 as "business_snapshot",
-      $42 as "customer_snapshot",
-      $43 as "public_url_token",
-      $44 as "snapshot_sha256",
-      $45 as "chain_sha256",
-      $46 as "snapshot_version",
-      $47 as "finalized_at",
-      $48 as "paid_at",
-      $49 as "payment_reference",
-      $50 as "voided_at",
-      $51 as "void_reason",
-      $52 as "overdue_event_at",
-      $53 as "remittance_reference",
-      $54 as "last_reminder_on",
-      $55 as "attachments",
-      $56 as "created_at",
-      $57 as "updated_at"
+      $30 as "allowances",
+      $31 as "charges",
+      $32 as "prepaid_amount",
+      $33 as "tax_currency",
+      $34 as "tax_exchange_rate",
+      $35 as "subtotal",
+      $36 as "discount_total",
+      $37 as "allowance_total",
+      $38 as "charge_total",
+      $39 as "taxable_amount",
+      $40 as "tax_total",
+      $41 as "total",
+      $42 as "amount_due",
+      $43 as "amount_paid",
+      $44 as "number",
+      $45 as "number_format",
+      $46 as "number_period",
+      $47 as "number_sequence",
+      $48 as "business_snapshot",
+      $49 as "customer_snapshot",
+      $50 as "public_url_token",
+      $51 as "snapshot_sha256",
+      $52 as "chain_sha256",
+      $53 as "snapshot_version",
+      $54 as "finalized_at",
+      $55 as "paid_at",
+      $56 as "payment_reference",
+      $57 as "voided_at",
+      $58 as "void_reason",
+      $59 as "overdue_event_at",
+      $60 as "remittance_reference",
+      $61 as "last_reminder_on",
+      $62 as "attachments",
+      $63 as "created_at",
+      $64 as "updated_at"
     from
       "new_records"
   ),
@@ -392,13 +478,21 @@ with
         "tax_category",
         "tax_exemption_reason",
         "period_start",
-        "period_end"
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
       )
     select
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($58::jsonb) as "v" (
+      jsonb_to_recordset($65::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -418,21 +512,29 @@ with
         "tax_category" text,
         "tax_exemption_reason" text,
         "period_start" date,
-        "period_end" date
+        "period_end" date,
+        "quantity_decimal" numeric(20, 4),
+        "unit_amount_decimal" numeric(22, 6),
+        "price_base_quantity" numeric(19, 4),
+        "tax_exemption_reason_code" text,
+        "sku" text,
+        "standard_id" text,
+        "standard_id_scheme" text,
+        "note" text
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $59 as "id",
-      $60 as "invoice_id",
-      $61 as "workspace_id",
-      $62 as "type",
-      $63 as "occurred_at",
-      $64 as "key_id",
-      $65 as "request_id",
-      $66 as "details"
+      $66 as "id",
+      $67 as "invoice_id",
+      $68 as "workspace_id",
+      $69 as "type",
+      $70 as "occurred_at",
+      $71 as "key_id",
+      $72 as "request_id",
+      $73 as "details"
     from
       "new_records"
   ),
@@ -440,10 +542,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $67 as "id",
-      $68 as "subject",
-      $69 as "envelope",
-      $70 as "trace_context"
+      $74 as "id",
+      $75 as "subject",
+      $76 as "envelope",
+      $77 as "trace_context"
     from
       "new_records"
   )
@@ -692,6 +794,7 @@ with
     set
       "status" = "v"."status",
       "amount_due" = "v"."amount_due",
+      "paid_at" = "v"."paid_at",
       "finalized_at" = "v"."finalized_at",
       "updated_at" = "v"."updated_at",
       "customer_name" = "v"."customer_name",
@@ -715,6 +818,7 @@ with
         "id" uuid,
         "status" text,
         "amount_due" bigint,
+        "paid_at" timestamptz(3),
         "finalized_at" timestamptz(3),
         "updated_at" timestamptz(3),
         "customer_name" text,
@@ -891,7 +995,15 @@ insert into
     "tax_category",
     "tax_exemption_reason",
     "period_start",
-    "period_end"
+    "period_end",
+    "quantity_decimal",
+    "unit_amount_decimal",
+    "price_base_quantity",
+    "tax_exemption_reason_code",
+    "sku",
+    "standard_id",
+    "standard_id_scheme",
+    "note"
   )
 values
   (
@@ -912,6 +1024,14 @@ values
     '1900',
     'C62',
     'S',
+    null,
+    null,
+    null,
+    '1',
+    '10000',
+    '1',
+    null,
+    null,
     null,
     null,
     null

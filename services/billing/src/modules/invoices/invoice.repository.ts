@@ -78,7 +78,12 @@ const loadQuery = (em: EntityManager) =>
     .select((eb) => [
       eb
         .selectFrom('invoice_lines as l')
-        .select((line) => line.fn.coalesce(line.fn.jsonAgg('l').orderBy('l.position'), sql<[]>`'[]'::json`).as('lines'))
+        // Exact decimals as text: a JSON number would be read as a binary float.
+        .select(
+          sql<Record<string, unknown>[]>`coalesce(json_agg(to_jsonb(l) || jsonb_build_object('quantity_decimal', l.quantity_decimal::text, 'unit_amount_decimal', l.unit_amount_decimal::text, 'price_base_quantity', l.price_base_quantity::text) order by l.position), '[]'::json)`.as(
+            'lines',
+          ),
+        )
         .whereRef('l.invoice_id', '=', 'i.id')
         .as('lines'),
       eb
@@ -195,6 +200,14 @@ const LINE_PROPERTIES = [
   'taxExemptionReason',
   'periodStart',
   'periodEnd',
+  'quantityDecimal',
+  'unitAmountDecimal',
+  'priceBaseQuantity',
+  'taxExemptionReasonCode',
+  'sku',
+  'standardId',
+  'standardIdScheme',
+  'note',
 ] as const satisfies readonly (keyof InvoiceLineRow)[];
 
 export const finalizedInvoicesUpdate = (db: QueryCreator<BillingDatabase>, tx: EntityManager, workspaceId: string, invoices: FinalizedBatch['invoices']) =>

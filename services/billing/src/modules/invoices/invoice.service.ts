@@ -11,7 +11,8 @@ import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
-import { assertEditable, changesAnything, draftChanges, invoiceView, newDraft, priceLines, totalsColumns } from './invoice.domain.ts';
+import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns } from './invoice.domain.ts';
+import { adjustmentsOf, assertDocumentTerms } from './document-terms.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
@@ -36,8 +37,9 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         resolveItems(catalog, actor, body.items, currency),
       ]);
       refuseDeletedCustomer(customer);
-      const { rows: lines, totals } = priceLines(row, drafts);
+      const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
+      assertDocumentTerms(row);
       const view = invoiceView(row, lines, moment.view);
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
       const answer = { data: view };
@@ -98,8 +100,9 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           if (customer && patch.customer !== row.customerId) refuseDeletedCustomer(customer);
           let lines: InvoiceLineRow[];
           let totals: InvoiceTotals;
+          const adjustments = documentAdjustmentsAfter(row, patch);
           if (drafts) {
-            ({ rows: lines, totals } = priceLines(row, drafts));
+            ({ rows: lines, totals } = priceLines(row, drafts, adjustments));
             await invoices.replaceLines(tx, id, lines);
           } else {
             lines = await invoices.linesOf(tx, id);
@@ -109,9 +112,10 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
               await invoices.dropCatalogLines(tx, id);
             }
             // Kept lines are priced again: a draft from before taxes were computed per category gets them now.
-            totals = repriceStoredLines(tx, lines);
+            totals = repriceStoredLines(tx, lines, adjustments);
           }
           const changes = draftChanges(row, patch, { customer, totals });
+          assertDraftAfter(row, changes);
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
           if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };

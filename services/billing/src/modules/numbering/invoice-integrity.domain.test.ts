@@ -1,6 +1,6 @@
 import type { Invoice } from '@invoicing/contracts';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, chainHashOf, GENESIS_CHAIN, sha256Hex, snapshotHashOf as hashOf, type DocumentVersion } from './invoice-integrity.domain.ts';
+import { canonicalJson, chainHashOf, CURRENT_DOCUMENT_VERSION, documentVersionOf, GENESIS_CHAIN, sha256Hex, snapshotHashOf as hashOf, type DocumentVersion } from './invoice-integrity.domain.ts';
 
 const snapshotHashOf = (invoice: Invoice, version: DocumentVersion = 2) => hashOf(invoice, version);
 
@@ -205,5 +205,92 @@ describe('document version 1 (invoices finalized before issue #12)', () => {
 
   it('is another document than version 2', () => {
     expect(snapshotHashOf(asReadToday, 2)).not.toBe(V1_HASH);
+  });
+});
+
+// Version 4 (issue #25) adds the EN 16931 business terms beyond the first set; versions 1 to 3 hash
+// exactly what they hashed before it (hashes recorded with the code of version 3).
+describe('document version 4 (issue #25 business terms)', () => {
+  const line: Invoice['lines']['data'][number] = {
+    id: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887',
+    object: 'invoiceitem',
+    price: null,
+    product: null,
+    description: 'Travel',
+    quantity: 1,
+    unit_amount: 1000,
+    discount: { percent_off: 10 },
+    discount_amount: 100,
+    tax_rate: 19,
+    amount: 900,
+    tax: 171,
+    unit_code: 'C62',
+    tax_category: 'S',
+    tax_exemption_reason: null,
+    period: { start: '2026-11-01', end: '2026-11-30' },
+    quantity_decimal: '1',
+    unit_amount_decimal: '1000',
+    price_base_quantity: '1',
+    tax_exemption_reason_code: null,
+    sku: null,
+    standard_id: null,
+    standard_id_scheme: null,
+    note: null,
+  };
+  const base = makeInvoice({ lines: { object: 'list', data: [line] } });
+  const RECORDED = {
+    1: 'e66c5a457cb4bc5acb36bbe2de8cbb1c7c249bc00c7665a816e73a9d6f18be9c',
+    2: 'f07cdeb7ea836509efde199e98c95239203c8d47eabbcf9cb99abcfc72c06a6e',
+    3: '9ab0c4d2f32233157d4b6dac6deaa4d0f78c58cc0b234526f2e4424e5ac42931',
+  } as const;
+
+  it.each([1, 2, 3] as const)('version %d hashes as before, and ignores every key version 4 adds', (version) => {
+    expect(snapshotHashOf(base, version)).toBe(RECORDED[version]);
+    const withTerms = makeInvoice({
+      lines: { object: 'list', data: [{ ...line, quantity_decimal: '1.0', sku: 'SKU', note: 'n', standard_id: '1', standard_id_scheme: '0160', tax_exemption_reason_code: 'VATEX-EU-AE' }] },
+      allowances: [{ amount: 10, percent: null, base_amount: null, reason: 'x', reason_code: null, tax_category: 'S', tax_rate: 19 }],
+      prepaid_amount: 5,
+      tax_currency: 'HUF',
+      tax_exchange_rate: '391.25',
+      tax_total_in_tax_currency: 1,
+      payee: { name: 'Factor', identifier: null, legal_registration_id: null },
+      business_snapshot: { ...base.business_snapshot!, trading_name: 'Shop' },
+      customer_snapshot: { ...base.customer_snapshot!, identifier: '4000001123452', identifier_scheme: '0088' },
+    });
+    expect(snapshotHashOf(withTerms, version)).toBe(RECORDED[version]);
+  });
+
+  it('is the current version, and another document than version 3', () => {
+    expect(CURRENT_DOCUMENT_VERSION).toBe(4);
+    expect(snapshotHashOf(base, 4)).not.toBe(RECORDED[3]);
+    expect(documentVersionOf(4)).toBe(4);
+  });
+
+  it.each<[string, Partial<Invoice>]>([
+    ['allowances', { allowances: [{ amount: 10, percent: null, base_amount: null, reason: 'x', reason_code: null, tax_category: 'S', tax_rate: 19 }] }],
+    ['charges', { charges: [{ amount: 10, percent: null, base_amount: null, reason: 'x', reason_code: 'FC', tax_category: 'S', tax_rate: 19 }] }],
+    ['allowance_total', { allowance_total: 10 }],
+    ['charge_total', { charge_total: 10 }],
+    ['prepaid_amount', { prepaid_amount: 5 }],
+    ['tax_currency', { tax_currency: 'HUF' }],
+    ['tax_exchange_rate', { tax_exchange_rate: '391.25' }],
+    ['tax_total_in_tax_currency', { tax_total_in_tax_currency: 1 }],
+    ['payment_means', { payment_means: [{ type: 'paypal', information: null, iban: null, bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null }] }],
+    ['payee', { payee: { name: 'Factor', identifier: null, legal_registration_id: null } }],
+    ['preceding_invoice', { preceding_invoice: { number: 'INV/2026/0001', issue_date: null } }],
+    ['attachments', { attachments: [{ id: 'att_1', object: 'invoice_attachment', filename: 'a.pdf', content_type: 'application/pdf', size: 1, sha256: 'a'.repeat(64), description: null }] }],
+    ['business_snapshot.trading_name', { business_snapshot: { ...base.business_snapshot!, trading_name: 'Shop' } }],
+    ['business_snapshot.registration_id', { business_snapshot: { ...base.business_snapshot!, registration_id: 'HRB 1' } }],
+    ['business_snapshot.registration_id_scheme', { business_snapshot: { ...base.business_snapshot!, registration_id_scheme: '0204' } }],
+    ['business_snapshot.legal_info', { business_snapshot: { ...base.business_snapshot!, legal_info: 'Capital' } }],
+    ['business_snapshot.tax_representative', { business_snapshot: { ...base.business_snapshot!, tax_representative: { name: 'Rep', tax_id: 'DE1', address: base.customer_snapshot!.address } } }],
+    ['customer_snapshot.identifier', { customer_snapshot: { ...base.customer_snapshot!, identifier: '4000001123452' } }],
+    ['customer_snapshot.identifier_scheme', { customer_snapshot: { ...base.customer_snapshot!, identifier_scheme: '0088' } }],
+    ['customer_snapshot.contact_name', { customer_snapshot: { ...base.customer_snapshot!, contact_name: 'Jane' } }],
+    ...(['quantity_decimal', 'unit_amount_decimal', 'price_base_quantity', 'tax_exemption_reason_code', 'sku', 'standard_id', 'standard_id_scheme', 'note'] as const).map(
+      (key): [string, Partial<Invoice>] => [`lines.data.0.${key}`, { lines: { object: 'list', data: [{ ...line, [key]: '7' }] } }],
+    ),
+  ])('hashes %s', (_key, change) => {
+    expect(snapshotHashOf({ ...base, ...change }, 4)).not.toBe(snapshotHashOf(base, 4));
   });
 });

@@ -1,5 +1,5 @@
-import { BILLING_SUBJECTS, type CreatePaymentBody, type PayInvoiceBody } from '@invoicing/contracts';
-import { AppError, captureTraceContext, notFound, type OutboxEntry } from '@invoicing/service-kit';
+import { BILLING_SUBJECTS, type CreatePaymentBody, type Invoice, type PayInvoiceBody } from '@invoicing/contracts';
+import { AppError, captureTraceContext, notFound, type OutboxEntry, type TraceCarrier } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import { billingEvent } from '../../shared/events.ts';
@@ -67,8 +67,9 @@ export const recordPaymentsIn = async (tx: EntityManager, actor: Actor, asked: r
       const data = { object: invoiceView(invoice, lines.get(invoice.id) ?? [], moment.view) };
       events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaymentRecorded, data, actor, moment.now), traceContext });
       if (settles) {
-        events.push({ envelope: billingEvent(BILLING_SUBJECTS.invoicePaid, data, actor, moment.now), traceContext });
-        timeline.push(timelineEntry(invoice, { type: 'paid', paid_on: paidOn, payment_reference: payment.paymentReference ?? null }, actor, moment.now));
+        const paid = paidReport(invoice, data, actor, moment.now, { paidOn, paymentReference: payment.paymentReference ?? null, traceContext });
+        events.push(paid.event);
+        timeline.push(paid.entry);
       }
     }
     const invoiceIds = [...new Set(group.map(({ invoice }) => invoice.id))];
@@ -82,6 +83,22 @@ export const recordPaymentsIn = async (tx: EntityManager, actor: Actor, asked: r
   }
   return outcomes;
 };
+
+/**
+ * What reports that an invoice became paid: its `invoice.paid` event and its `paid` timeline
+ * entry, written with the change that made it paid (the payment that settles it, or the
+ * finalization of a draft its prepaid amount settles), so once per invoice.
+ */
+export const paidReport = (
+  invoice: Pick<InvoiceRow, 'id' | 'workspaceId'>,
+  data: { object: Invoice },
+  actor: Actor,
+  at: Date,
+  { paidOn, paymentReference, traceContext }: { paidOn: string | null; paymentReference: string | null; traceContext: TraceCarrier | null },
+): { event: OutboxEntry; entry: TimelineEntryRow } => ({
+  event: { envelope: billingEvent(BILLING_SUBJECTS.invoicePaid, data, actor, at), traceContext },
+  entry: timelineEntry(invoice, { type: 'paid', paid_on: paidOn, payment_reference: paymentReference }, actor, at),
+});
 
 const paidColumnsOf = (row: InvoiceRow): PaidColumns => ({
   status: row.status,
