@@ -15,9 +15,15 @@ const document = buildOpenApiDocument() as unknown as OpenApiDocument;
 const SAMPLES = 200;
 /**
  * The rules no JSON Schema can state, checked by the server alone: an IBAN's mod-97 check digits,
- * and which names the time zone database knows (it comes with the runtime's ICU).
+ * which names the time zone database knows (it comes with the runtime's ICU), and that an
+ * invoice's payment means share one type (UBL-SR-47).
  */
-const UNSTATABLE: Readonly<Record<string, readonly string[]>> = { updateAccount: ['payment_account.iban', 'timezone'] };
+const IBANS = /^(payment_account\.iban|payment_means\.\d+\.(iban|debited_iban))$/;
+const UNSTATABLE: Readonly<Record<string, readonly RegExp[]>> = {
+  updateAccount: [IBANS, /^timezone$/],
+  createInvoice: [IBANS, /^payment_means\.\d+\.type$/],
+  updateInvoice: [IBANS, /^payment_means\.\d+\.type$/],
+};
 const hex32 = fc.stringMatching(/^[0-9a-f]{32}$/);
 const ids = (prefix: string) => hex32.map((hex) => `${prefix}_${hex}`);
 
@@ -30,7 +36,7 @@ describe('bodies drawn from the document alone', () => {
     const unstatable = UNSTATABLE[operationId] ?? [];
     const refused = drawn
       .map((body) => ({ body, error: contract.body!.safeParse(body).error }))
-      .filter(({ error }) => error?.issues.some((issue) => !unstatable.includes(issue.path.join('.'))));
+      .filter(({ error }) => error?.issues.some((issue) => !unstatable.some((rule) => rule.test(issue.path.join('.')))));
     const share = 1 - refused.length / SAMPLES;
     expect(share, `${operationId}: ${refused.length} of ${SAMPLES} refused, such as ${JSON.stringify(refused[0]?.body)?.slice(0, 600)} → ${JSON.stringify(refused[0]?.error?.issues)?.slice(0, 600)}`).toBeGreaterThanOrEqual(0.97);
   });

@@ -1080,7 +1080,7 @@ export interface components {
             end: string;
         };
         /** @description A document-level allowance (BG-20): `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it reduces. */
-        DocumentAllowanceInput: {
+        DocumentAllowanceInput: ({
             amount: number;
             /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
@@ -1093,7 +1093,7 @@ export interface components {
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
-        } | {
+        } & unknown) | ({
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
@@ -1108,11 +1108,11 @@ export interface components {
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
-        };
+        } & unknown);
         /** @enum {string} */
         TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
         /** @description A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to. */
-        DocumentChargeInput: {
+        DocumentChargeInput: ({
             amount: number;
             /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
@@ -1122,7 +1122,7 @@ export interface components {
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
-        } | {
+        } & unknown) | ({
             /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
             percent: number;
             base_amount: number;
@@ -1134,29 +1134,56 @@ export interface components {
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
-        };
+        } & unknown);
         ChargeReasonCode: ("AA" | "AAA" | "AAC" | "AAD" | "AAE" | "AAF" | "AAH" | "AAI" | "AAS" | "AAT" | "AAV" | "AAY" | "AAZ" | "ABA" | "ABB" | "ABC" | "ABD" | "ABF" | "ABK" | "ABL" | "ABN" | "ABR" | "ABS" | "ABT" | "ABU" | "ACF" | "ACG" | "ACH" | "ACI" | "ACJ" | "ACK" | "ACL" | "ACM" | "ACS" | "ADC" | "ADE" | "ADJ" | "ADK" | "ADL" | "ADM" | "ADN" | "ADO" | "ADP" | "ADQ" | "ADR" | "ADT" | "ADW" | "ADY" | "ADZ" | "AEA" | "AEB" | "AEC" | "AED" | "AEF" | "AEH" | "AEI" | "AEJ" | "AEK" | "AEL" | "AEM" | "AEN" | "AEO" | "AEP" | "AES" | "AET" | "AEU" | "AEV" | "AEW" | "AEX" | "AEY" | "AEZ" | "AJ" | "AU" | "CA" | "CAB" | "CAD" | "CAE" | "CAF" | "CAI" | "CAJ" | "CAK" | "CAL" | "CAM" | "CAN" | "CAO" | "CAP" | "CAQ" | "CAR" | "CAS" | "CAT" | "CAU" | "CAV" | "CAW" | "CAX" | "CAY" | "CAZ" | "CD" | "CG" | "CS" | "CT" | "DAB" | "DAD" | "DAC" | "DAF" | "DAG" | "DAH" | "DAI" | "DAJ" | "DAK" | "DAL" | "DAM" | "DAN" | "DAO" | "DAP" | "DAQ" | "DL" | "EG" | "EP" | "ER" | "FAA" | "FAB" | "FAC" | "FC" | "FH" | "FI" | "GAA" | "HAA" | "HD" | "HH" | "IAA" | "IAB" | "ID" | "IF" | "IR" | "IS" | "KO" | "L1" | "LA" | "LAA" | "LAB" | "LF" | "MAE" | "MI" | "ML" | "NAA" | "OA" | "PA" | "PAA" | "PC" | "PL" | "PRV" | "RAB" | "RAC" | "RAD" | "RAF" | "RE" | "RF" | "RH" | "RV" | "SA" | "SAA" | "SAD" | "SAE" | "SAI" | "SG" | "SH" | "SM" | "SU" | "TAB" | "TAC" | "TT" | "TV" | "V1" | "V2" | "WH" | "XAA" | "YY" | "ZZZ") | string;
         /** @description One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused. */
         PaymentMeansInput: {
-            type: components["schemas"]["PaymentMeansType"];
+            /** @constant */
+            type: "credit_transfer";
             /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
             information?: string | null;
-            /** @description `credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits. */
-            iban?: string;
+            /**
+             * @description `credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits.
+             * @example DE89 3704 0044 0532 0130 00
+             */
+            iban: string;
             /** @description `credit_transfer` only. Trimmed; an empty string or null means no value (on update it clears the field). */
             bic?: string | "" | null;
             /** @description `credit_transfer` only: the account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
             account_name?: string | null;
+        } | {
+            /** @constant */
+            type: "sepa_direct_debit";
+            /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+            information?: string | null;
             /** @description `sepa_direct_debit` only (BT-89). Trimmed; an empty string or null means no value (on update it clears the field). */
             mandate_reference?: string | null;
             /** @description `sepa_direct_debit` only: the SEPA creditor identifier (BT-90; XRechnung requires it). Trimmed; an empty string or null means no value (on update it clears the field). */
             creditor_id?: string | null;
-            /** @description `sepa_direct_debit` only: the account debited (BT-91). */
+            /**
+             * @description `sepa_direct_debit` only: the account debited (BT-91).
+             * @example DE89 3704 0044 0532 0130 00
+             */
             debited_iban?: string;
+        } | {
+            /** @constant */
+            type: "card";
+            /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+            information?: string | null;
             /** @description `card` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). Trimmed; an empty string or null means no value (on update it clears the field). */
             card_last4?: string | "" | null;
             /** @description `card` only (BT-88). Trimmed; an empty string or null means no value (on update it clears the field). */
             card_holder?: string | null;
+        } | {
+            /** @constant */
+            type: "paypal";
+            /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+            information?: string | null;
+        } | {
+            /** @constant */
+            type: "other";
+            /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+            information?: string | null;
         };
         /**
          * @description `credit_transfer` (UNTDID 4461 code 58), `sepa_direct_debit` (59), `card` (48), `paypal` (68), `other` (1).
@@ -1216,16 +1243,16 @@ export interface components {
             /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
             period?: components["schemas"]["PeriodInput"] | null;
             /** @description CEF VATEX code of the exemption (BT-121), such as `VATEX-EU-AE`; satisfies the rule for `E`, `AE`, `K`, `G`, `O` like `tax_exemption_reason` does, and is refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
-            tax_exemption_reason_code?: string | null;
+            tax_exemption_reason_code?: string | "" | null;
             /** @description The seller’s item identifier (BT-155). Trimmed; an empty string or null means no value (on update it clears the field). */
             sku?: string | null;
             /** @description A standard item identifier such as a GTIN (BT-157); needs `standard_id_scheme`. Trimmed; an empty string or null means no value (on update it clears the field). */
             standard_id?: string | null;
             /** @description ISO 6523 ICD scheme of `standard_id`, such as `0160` (GTIN). Trimmed; an empty string or null means no value (on update it clears the field). */
-            standard_id_scheme?: string | null;
+            standard_id_scheme?: string | "" | null;
             /** @description A note on the line (BT-127). Trimmed; an empty string or null means no value (on update it clears the field). */
             note?: string | null;
-        } & unknown) | ({
+        } & (unknown & unknown & unknown)) | ({
             /** @description What is invoiced. */
             description: string;
             /** @description Minor units of the invoice currency; this or `unit_amount_decimal` is required. */
@@ -1266,20 +1293,16 @@ export interface components {
             /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
             period?: components["schemas"]["PeriodInput"] | null;
             /** @description CEF VATEX code of the exemption (BT-121), such as `VATEX-EU-AE`; satisfies the rule for `E`, `AE`, `K`, `G`, `O` like `tax_exemption_reason` does, and is refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
-            tax_exemption_reason_code?: string | null;
+            tax_exemption_reason_code?: string | "" | null;
             /** @description The seller’s item identifier (BT-155). Trimmed; an empty string or null means no value (on update it clears the field). */
             sku?: string | null;
             /** @description A standard item identifier such as a GTIN (BT-157); needs `standard_id_scheme`. Trimmed; an empty string or null means no value (on update it clears the field). */
             standard_id?: string | null;
             /** @description ISO 6523 ICD scheme of `standard_id`, such as `0160` (GTIN). Trimmed; an empty string or null means no value (on update it clears the field). */
-            standard_id_scheme?: string | null;
+            standard_id_scheme?: string | "" | null;
             /** @description A note on the line (BT-127). Trimmed; an empty string or null means no value (on update it clears the field). */
             note?: string | null;
-        } & (({
-            unit_amount: number;
-        } | {
-            unit_amount_decimal: string;
-        }) & unknown & unknown & unknown));
+        } & (unknown & unknown & unknown & unknown & unknown & unknown));
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
             /** @description Minor units off the line; at most the line subtotal. */
@@ -1597,7 +1620,20 @@ export interface components {
             /** @description Required: the representative’s VAT identifier with its country prefix (BT-63). */
             tax_id: string;
             /** @description Its postal address (BG-12); `country` is required. */
-            address: components["schemas"]["AddressInput"];
+            address: {
+                /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+                line1?: string | null;
+                /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+                line2?: string | null;
+                /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+                city?: string | null;
+                /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+                state?: string | null;
+                /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
+                postal_code?: string | null;
+                /** @description Required (BT-69): ISO 3166-1 alpha-2, any case; returned uppercase. */
+                country: components["schemas"]["CountryCode"];
+            };
         };
         CreateWebhookEndpointBody: {
             /**
@@ -1662,6 +1698,8 @@ export interface components {
              */
             endpoint?: string;
         };
+        /** @description An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase. */
+        CountryCode: ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW") | string;
         Problem: {
             /**
              * @description A URI naming the error type: `https://docs.invoicing.dev/errors#<code>`, one per `code`.
@@ -3012,8 +3050,6 @@ export interface components {
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */
             endpoints: string[];
         };
-        /** @description An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase. */
-        CountryCode: ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW") | string;
     };
     responses: {
         /** @description Invalid request: malformed JSON, wrong Content-Type, or a field that breaks a rule (`errors` lists them). */

@@ -146,7 +146,7 @@ export const isEmailAddress = (value: string): boolean => EmailAddress().safePar
 export const optionalEmail = () => optionalText(EMAIL_MAX, { format: EmailAddress() }).meta({ description: `An email address. ${OPTIONAL_TEXT_RULE}` });
 
 const COUNTRY_CODE_RULE = 'must be an ISO 3166-1 alpha-2 country code';
-const CountryCode = z
+export const CountryCode = z
   .string()
   .regex(/^[A-Za-z]{2}$/, COUNTRY_CODE_RULE)
   .transform((code) => code.toUpperCase())

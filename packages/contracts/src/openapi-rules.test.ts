@@ -79,7 +79,8 @@ describe('the document and the server say the same thing', () => {
     expect(catalog.required).toEqual(['price']);
     expect(catalog.properties.unit_amount).toBeUndefined();
     expect(adHoc.required).toEqual(['description']);
-    expect(adHoc.allOf[0].oneOf.map((shape: Node) => shape.required)).toEqual([['unit_amount'], ['unit_amount_decimal']]);
+    expect(adHoc.allOf[0]).toMatchObject({ if: { required: ['unit_amount_decimal'] }, then: { properties: { unit_amount: { not: {} } } }, else: { required: ['unit_amount'] } });
+    expect(InvoiceItemInput.safeParse({ description: 'x', unit_amount: 5, quantity: 2, quantity_decimal: '2' }).success).toBe(false);
     expect(InvoiceItemInput.safeParse({ description: 'x', unit_amount: 5, unit_amount_decimal: '5' }).success).toBe(false);
     expect(InvoiceItemInput.safeParse({ description: 'x', unit_amount_decimal: '0.125', quantity_decimal: '7.5' }).success).toBe(true);
     expect(adHoc.properties.price).toBeUndefined();

@@ -68,7 +68,12 @@ export const componentsReferencedByOverrides = (): ReadonlyMap<string, unknown> 
  * schemas it contains that have an id are `$ref`s to the document's components of that name.
  */
 export const inputJsonSchemaOf = (schema: z.ZodType): JsonSchema => {
-  const { $schema: _, $defs: __, ...rendered } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  // The fields' own overrides apply here as they do in the document (an optional text's format).
+  const override: Override = (context) => {
+    const own = (z.globalRegistry.get((context as unknown as { zodSchema: z.ZodType }).zodSchema) as { override?: unknown } | undefined)?.override;
+    if (typeof own === 'function') (own as Override)(context);
+  };
+  const { $schema: _, $defs: __, ...rendered } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override });
   return JSON.parse(JSON.stringify(rendered).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
 };
 

@@ -120,11 +120,12 @@ const inOrder = <T extends Record<string, unknown>>(object: T): T => {
   return typeof start === 'string' && typeof end === 'string' && end < start ? { ...object, start: end, end: start } : object;
 };
 
-/** Whether a value meets the `if` of a condition: the keywords conditions here use (`required`, `const`, `enum`, `contains`). */
+/** Whether a value meets the `if` of a condition: the keywords conditions here use (`required`, `const`, `enum`, `contains`, a string's `pattern`). */
 const meets = (value: unknown, condition: JsonSchema): boolean => {
   if (condition.contains) return Array.isArray(value) && value.some((item) => meets(item, condition.contains!));
   if (condition.const !== undefined) return value === condition.const;
   if (condition.enum) return condition.enum.includes(value);
+  if (condition.type === 'string') return typeof value === 'string' && (condition.pattern === undefined || new RegExp(condition.pattern).test(value));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
   const object = value as Record<string, unknown>;
   if ((condition.required ?? []).some((name) => !(name in object))) return false;
@@ -157,11 +158,13 @@ const satisfying = (document: OpenApiDocument, value: unknown, schema: JsonSchem
   if (!branch) return next(value);
   if (Array.isArray(value)) return next(branch.maxItems !== undefined ? value.slice(0, Math.max(branch.maxItems, 1)) : value);
   if (value === null || typeof value !== 'object') return next(value);
-  const names = [...new Set([...(branch.required ?? []), ...Object.keys(branch.properties ?? {})])];
-  const object = value as Record<string, unknown>;
+  // A property the branch refuses whatever its value (`not: {}`) is left out.
+  const refused = Object.entries(branch.properties ?? {}).filter(([, property]) => property.not && Object.keys(property.not).length === 0).map(([name]) => name);
+  const names = [...new Set([...(branch.required ?? []), ...Object.keys(branch.properties ?? {})])].filter((name) => !refused.includes(name));
+  const object = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([name]) => !refused.includes(name)));
   // A property the branch bounds but does not require is drawn again only when present.
   const redrawn = names.filter((name) => (branch.required ?? []).includes(name) || name in object);
-  if (redrawn.length === 0) return next(value);
+  if (redrawn.length === 0) return next(object);
   const model = Object.fromEntries(
     redrawn.map((name) => [name, valueOf(document, branch.properties?.[name] ? narrowed(document, schema.properties?.[name], branch.properties[name]!) : (schema.properties?.[name] ?? {}), ids, depth + 1)]),
   );

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { Address, AddressInput, CalendarDate, MinorAmount, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
+import { Address, AddressInput, CalendarDate, CountryCode, MinorAmount, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { documentAsOneOf, documentCaseInsensitiveEnum } from '../schema-documentation.ts';
-import { Bic, Iban, TaxCategory } from './einvoice-fields.ts';
+import { Bic, Iban, IBAN_PATTERN, TaxCategory } from './einvoice-fields.ts';
 
 /**
  * The EN 16931 business terms beyond the first set (decisions.md, "EN 16931 business terms beyond
@@ -26,9 +26,11 @@ export const UNIT_AMOUNT_DECIMALS = 6;
 export const EXCHANGE_RATE_DECIMALS = 10;
 
 /** A quantity above 0 with up to 4 decimals, as a string: `"7.5"`. */
+/** A positive decimal's pattern, for the document: no value of zero (the parser says "must be above 0" of one). */
+const positiveDecimalPattern = (decimals: number) => `^(?:[1-9][0-9]{0,14}(?:\\.[0-9]{1,${decimals}})?|0\\.[0-9]{0,${decimals - 1}}[1-9])$`;
 export const QuantityDecimal = decimalString(QUANTITY_DECIMALS, `must be a decimal number above 0 with at most ${QUANTITY_DECIMALS} decimals, as a string such as "7.5"`)
   .refine(positive, 'must be above 0')
-  .meta({ example: '7.5' });
+  .meta({ example: '7.5', pattern: positiveDecimalPattern(QUANTITY_DECIMALS) });
 /** A unit amount in minor units with up to 6 decimals, as a string: `"0.125"` is an eighth of a cent. */
 export const UnitAmountDecimal = decimalString(UNIT_AMOUNT_DECIMALS, `must be a decimal number of minor units, at least 0, with at most ${UNIT_AMOUNT_DECIMALS} decimals, as a string such as "0.125"`).meta({
   example: '0.125',
@@ -36,7 +38,7 @@ export const UnitAmountDecimal = decimalString(UNIT_AMOUNT_DECIMALS, `must be a 
 /** Units of the tax currency per one unit of the invoice currency, above 0. */
 export const ExchangeRate = decimalString(EXCHANGE_RATE_DECIMALS, `must be a decimal number above 0 with at most ${EXCHANGE_RATE_DECIMALS} decimals, as a string such as "391.25"`)
   .refine(positive, 'must be above 0')
-  .meta({ example: '391.25' });
+  .meta({ example: '391.25', pattern: positiveDecimalPattern(EXCHANGE_RATE_DECIMALS) });
 
 // --- Codes ---
 
@@ -130,12 +132,15 @@ const allowanceChargeRules = <T extends { amount?: number; percent?: number; bas
 const ALLOWANCE_REASON_CODE_RULE = `UNTDID 5189 code (BT-98): ${ALLOWANCE_REASON_CODES.join(', ')}.`;
 const CHARGE_REASON_CODE_DOC = 'UNTDID 7161 code (BT-105), any case, returned uppercase: such as `FC` (freight), `ABL` (packaging), `ZZZ` (mutually defined).';
 
+/** `reason`, `reason_code` or both: without a code, a reason that is not blank. */
+const REASON_CONDITION = { if: { required: ['reason_code'], properties: { reason_code: { type: 'string' } } }, else: { required: ['reason'], properties: { reason: { type: 'string', pattern: '\\S' } } } };
+
 /** The two forms of an allowance or charge, for the document: the fields as parsed, `amount` or `percent` with `base_amount`. */
 const formsOf = (reasonCode: z.ZodType, reasonCodeRule: string) => {
   const { amount, percent, base_amount, ...rest } = allowanceChargeInputShape(reasonCode, reasonCodeRule);
   return {
-    byAmount: z.strictObject({ amount: amount.unwrap(), ...rest }),
-    byPercent: z.strictObject({ percent: percent.unwrap(), base_amount: base_amount.unwrap(), ...rest }),
+    byAmount: z.strictObject({ amount: amount.unwrap(), ...rest }).meta({ allOf: [REASON_CONDITION] }),
+    byPercent: z.strictObject({ percent: percent.unwrap(), base_amount: base_amount.unwrap(), ...rest }).meta({ allOf: [REASON_CONDITION] }),
   };
 };
 const allowanceForms = formsOf(z.enum(ALLOWANCE_REASON_CODES), ALLOWANCE_REASON_CODE_RULE);
@@ -194,21 +199,31 @@ const TYPE_FIELDS: Record<PaymentMeansType, readonly string[]> = {
   other: [],
 };
 
+const ibanInput = (description: string) => z.string().max(42).pipe(Iban).describe(description).meta({ pattern: IBAN_PATTERN, example: 'DE89 3704 0044 0532 0130 00' });
+const paymentMeansFields = {
+  information: optionalText(200).optional().describe(`Payment means text (BT-82), such as "SEPA credit transfer". ${OPTIONAL_TEXT_RULE}`),
+  iban: ibanInput('`credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits.').optional(),
+  bic: optionalText(11, { format: Bic }).optional().describe(`\`credit_transfer\` only. ${OPTIONAL_TEXT_RULE}`),
+  account_name: optionalText(200).optional().describe(`\`credit_transfer\` only: the account holder. ${OPTIONAL_TEXT_RULE}`),
+  mandate_reference: optionalText(35).optional().describe(`\`sepa_direct_debit\` only (BT-89). ${OPTIONAL_TEXT_RULE}`),
+  creditor_id: optionalText(35).optional().describe(`\`sepa_direct_debit\` only: the SEPA creditor identifier (BT-90; XRechnung requires it). ${OPTIONAL_TEXT_RULE}`),
+  debited_iban: ibanInput('`sepa_direct_debit` only: the account debited (BT-91).').optional(),
+  card_last4: optionalText(10, { format: z.string().regex(/^\d{4,6}$/, 'must be the last 4 to 6 digits of the card number') })
+    .optional()
+    .describe(`\`card\` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). ${OPTIONAL_TEXT_RULE}`),
+  card_holder: optionalText(200).optional().describe(`\`card\` only (BT-88). ${OPTIONAL_TEXT_RULE}`),
+};
+const { information, iban, bic, account_name, mandate_reference, creditor_id, debited_iban, card_last4, card_holder } = paymentMeansFields;
+
+/** Each type with its own fields, for the document (the parser below checks the same with messages that name the field). */
+const CreditTransferInput = z.strictObject({ type: z.literal('credit_transfer'), information, iban: iban.unwrap(), bic, account_name });
+const SepaDirectDebitInput = z.strictObject({ type: z.literal('sepa_direct_debit'), information, mandate_reference, creditor_id, debited_iban });
+const CardInput = z.strictObject({ type: z.literal('card'), information, card_last4, card_holder });
+const PaypalInput = z.strictObject({ type: z.literal('paypal'), information });
+const OtherPaymentMeansInput = z.strictObject({ type: z.literal('other'), information });
+
 export const PaymentMeansInput = z
-  .strictObject({
-    type: PaymentMeansType,
-    information: optionalText(200).optional().describe(`Payment means text (BT-82), such as "SEPA credit transfer". ${OPTIONAL_TEXT_RULE}`),
-    iban: z.string().max(42).pipe(Iban).optional().describe('`credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits.'),
-    bic: optionalText(11, { format: Bic }).optional().describe(`\`credit_transfer\` only. ${OPTIONAL_TEXT_RULE}`),
-    account_name: optionalText(200).optional().describe(`\`credit_transfer\` only: the account holder. ${OPTIONAL_TEXT_RULE}`),
-    mandate_reference: optionalText(35).optional().describe(`\`sepa_direct_debit\` only (BT-89). ${OPTIONAL_TEXT_RULE}`),
-    creditor_id: optionalText(35).optional().describe(`\`sepa_direct_debit\` only: the SEPA creditor identifier (BT-90; XRechnung requires it). ${OPTIONAL_TEXT_RULE}`),
-    debited_iban: z.string().max(42).pipe(Iban).optional().describe('`sepa_direct_debit` only: the account debited (BT-91).'),
-    card_last4: optionalText(10, { format: z.string().regex(/^\d{4,6}$/, 'must be the last 4 to 6 digits of the card number') })
-      .optional()
-      .describe(`\`card\` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). ${OPTIONAL_TEXT_RULE}`),
-    card_holder: optionalText(200).optional().describe(`\`card\` only (BT-88). ${OPTIONAL_TEXT_RULE}`),
-  })
+  .strictObject({ type: PaymentMeansType, ...paymentMeansFields })
   .superRefine((means, ctx) => {
     const allowed = TYPE_FIELDS[means.type];
     for (const field of Object.values(TYPE_FIELDS).flat()) {
@@ -217,7 +232,7 @@ export const PaymentMeansInput = z
     if (means.type === 'credit_transfer' && means.iban === undefined) ctx.addIssue({ code: 'custom', path: ['iban'], message: 'is required for a credit_transfer' });
   })
   .describe('One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused.')
-  .meta({ id: 'PaymentMeansInput' });
+  .meta({ id: 'PaymentMeansInput', override: documentAsOneOf({ CreditTransferInput, SepaDirectDebitInput, CardInput, PaypalInput, OtherPaymentMeansInput }) });
 export type PaymentMeansInput = z.infer<typeof PaymentMeansInput>;
 
 /** The codes of one invoice's payment means: EN 16931 validators allow one per invoice (UBL-SR-47, BR-DE-23). */
@@ -262,9 +277,8 @@ export const TaxRepresentativeInput = z
   .strictObject({
     name: z.string().trim().min(1).max(200).meta({ pattern: NOT_BLANK }).describe('Required (BT-62).'),
     tax_id: z.string().trim().min(3).max(50).meta({ pattern: NOT_BLANK }).describe('Required: the representative’s VAT identifier with its country prefix (BT-63).'),
-    address: AddressInput.describe('Its postal address (BG-12); `country` is required.'),
+    address: AddressInput.extend({ country: CountryCode.describe('Required (BT-69): ISO 3166-1 alpha-2, any case; returned uppercase.') }).describe('Its postal address (BG-12); `country` is required.'),
   })
-  .refine((representative) => representative.address.country != null, { path: ['address', 'country'], message: 'is required in a tax representative’s address (BT-69)' })
   .describe('Replaces the whole tax representative; null removes it.')
   .meta({ id: 'TaxRepresentativeInput' });
 

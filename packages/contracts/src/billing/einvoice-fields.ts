@@ -22,7 +22,7 @@ export const Iban = z
   .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
   .pipe(z.string().refine(isIbanChecksumValid, IBAN_RULE));
 /** The IBAN's shape as the document states it (spaces anywhere); its check digits stay in words: no pattern can compute mod 97. */
-const IBAN_PATTERN = '^\\s*[A-Za-z]{2}\\s*[0-9]{2}(?:\\s*[A-Za-z0-9]){11,30}\\s*$';
+export const IBAN_PATTERN = '^\\s*[A-Za-z]{2}\\s*[0-9]{2}(?:\\s*[A-Za-z0-9]){11,30}\\s*$';
 
 // BIC (ISO 9362): bank (4 letters), country (2 letters), location (2), optional branch (3).
 const BIC_RULE = 'must be a BIC of 8 or 11 characters such as COBADEFFXXX';

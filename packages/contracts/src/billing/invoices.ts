@@ -169,19 +169,29 @@ const TAX_CATEGORY_CONDITIONS = [
   EXEMPTION_REASON_CONDITION,
 ];
 
+/** A property the condition's branch refuses whatever its value: it must be left out. */
+const ABSENT = { not: {} };
+/** `quantity_decimal` replaces `quantity`. */
+const ONE_QUANTITY_CONDITION = { if: { required: ['quantity_decimal'], properties: { quantity_decimal: { type: 'string' } } }, then: { properties: { quantity: ABSENT } } };
 /** An ad-hoc line's unit amount: exactly one of the integer and the decimal form. */
-const UNIT_AMOUNT_ONE_OF = {
-  oneOf: [
-    { required: ['unit_amount'], properties: { unit_amount: { type: 'integer' } } },
-    { required: ['unit_amount_decimal'], properties: { unit_amount_decimal: { type: 'string' } } },
-  ],
+const UNIT_AMOUNT_CONDITION = {
+  if: { required: ['unit_amount_decimal'], properties: { unit_amount_decimal: { type: 'string' } } },
+  then: { properties: { unit_amount: ABSENT } },
+  else: { required: ['unit_amount'], properties: { unit_amount: { type: 'integer' } } },
 };
+/** A standard item identifier names its scheme; a scheme alone names nothing. */
+const STANDARD_ID_CONDITION = {
+  if: { required: ['standard_id'], properties: { standard_id: { type: 'string', pattern: '\\S' } } },
+  then: { required: ['standard_id_scheme'], properties: { standard_id_scheme: { type: 'string', pattern: '^\\d{4}$' } } },
+  else: { properties: { standard_id_scheme: ABSENT } },
+};
+const LINE_CONDITIONS = [ONE_QUANTITY_CONDITION, STANDARD_ID_CONDITION];
 
 const CatalogLineInput = z
   .strictObject({ price, description: description.optional().describe('Overrides the product name.'), ...lineFields })
   .describe('A catalog line: unit amount, currency and tax rate come from the price, which must be active and in the invoice currency; the description defaults to the product name. `tax_category` is checked against the price’s rate; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
   // The category's rate is the price's, known only once it is read; whether a reason is needed is known now.
-  .meta({ allOf: [EXEMPTION_REASON_CONDITION] })
+  .meta({ allOf: [EXEMPTION_REASON_CONDITION, ...LINE_CONDITIONS] })
 
 const AdHocLineInput = z
   .strictObject({
@@ -192,7 +202,7 @@ const AdHocLineInput = z
     ...lineFields,
   })
   .describe('An ad-hoc line: description and unit amount (`unit_amount` or `unit_amount_decimal`) as sent. `S` needs a rate above 0; `Z`, `AE`, `K`, `G`, `O` need rate 0; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
-  .meta({ allOf: [UNIT_AMOUNT_ONE_OF, ...TAX_CATEGORY_CONDITIONS] });
+  .meta({ allOf: [UNIT_AMOUNT_CONDITION, ...LINE_CONDITIONS, ...TAX_CATEGORY_CONDITIONS] });
 
 /**
  * One line as sent: a catalog line names a `price` (unit amount, currency and tax rate come from
