@@ -1056,13 +1056,60 @@ export interface components {
             /** @description Units of `tax_currency` per one unit of the invoice currency; required with `tax_currency`. */
             tax_exchange_rate?: string | null;
             /** @description How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type. */
-            payment_means?: components["schemas"]["PaymentMeansInput"][];
+            payment_means?: {
+                /** @constant */
+                type: "credit_transfer";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /**
+                 * @description `credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits.
+                 * @example DE89 3704 0044 0532 0130 00
+                 */
+                iban: string;
+                /** @description `credit_transfer` only. Trimmed; an empty string or null means no value (on update it clears the field). */
+                bic?: string | "" | null;
+                /** @description `credit_transfer` only: the account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
+                account_name?: string | null;
+            }[] | {
+                /** @constant */
+                type: "sepa_direct_debit";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /** @description `sepa_direct_debit` only (BT-89). Trimmed; an empty string or null means no value (on update it clears the field). */
+                mandate_reference?: string | null;
+                /** @description `sepa_direct_debit` only: the SEPA creditor identifier (BT-90; XRechnung requires it). Trimmed; an empty string or null means no value (on update it clears the field). */
+                creditor_id?: string | null;
+                /**
+                 * @description `sepa_direct_debit` only: the account debited (BT-91).
+                 * @example DE89 3704 0044 0532 0130 00
+                 */
+                debited_iban?: string;
+            }[] | {
+                /** @constant */
+                type: "card";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /** @description `card` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). Trimmed; an empty string or null means no value (on update it clears the field). */
+                card_last4?: string | "" | null;
+                /** @description `card` only (BT-88). Trimmed; an empty string or null means no value (on update it clears the field). */
+                card_holder?: string | null;
+            }[] | {
+                /** @constant */
+                type: "paypal";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+            }[] | {
+                /** @constant */
+                type: "other";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+            }[];
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
-        };
+        } & unknown;
         /** @enum {string} */
         CollectionMethod: "send_invoice" | "charge_automatically";
         PeriodInput: {
@@ -1354,13 +1401,60 @@ export interface components {
             /** @description Units of `tax_currency` per one unit of the invoice currency; required with `tax_currency`. */
             tax_exchange_rate?: string | null;
             /** @description How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type. */
-            payment_means?: components["schemas"]["PaymentMeansInput"][];
+            payment_means?: {
+                /** @constant */
+                type: "credit_transfer";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /**
+                 * @description `credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits.
+                 * @example DE89 3704 0044 0532 0130 00
+                 */
+                iban: string;
+                /** @description `credit_transfer` only. Trimmed; an empty string or null means no value (on update it clears the field). */
+                bic?: string | "" | null;
+                /** @description `credit_transfer` only: the account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
+                account_name?: string | null;
+            }[] | {
+                /** @constant */
+                type: "sepa_direct_debit";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /** @description `sepa_direct_debit` only (BT-89). Trimmed; an empty string or null means no value (on update it clears the field). */
+                mandate_reference?: string | null;
+                /** @description `sepa_direct_debit` only: the SEPA creditor identifier (BT-90; XRechnung requires it). Trimmed; an empty string or null means no value (on update it clears the field). */
+                creditor_id?: string | null;
+                /**
+                 * @description `sepa_direct_debit` only: the account debited (BT-91).
+                 * @example DE89 3704 0044 0532 0130 00
+                 */
+                debited_iban?: string;
+            }[] | {
+                /** @constant */
+                type: "card";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+                /** @description `card` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). Trimmed; an empty string or null means no value (on update it clears the field). */
+                card_last4?: string | "" | null;
+                /** @description `card` only (BT-88). Trimmed; an empty string or null means no value (on update it clears the field). */
+                card_holder?: string | null;
+            }[] | {
+                /** @constant */
+                type: "paypal";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+            }[] | {
+                /** @constant */
+                type: "other";
+                /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+                information?: string | null;
+            }[];
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
-        };
+        } & unknown;
         /**
          * @description No fields: send no body, or `{}`. Any field is refused (400, `unknown field`).
          * @example {}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Address, AddressInput, CalendarDate, CountryCode, MinorAmount, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
-import { documentAsOneOf, documentCaseInsensitiveEnum } from '../schema-documentation.ts';
+import { documentAsOneOf, documentCaseInsensitiveEnum, inputJsonSchemaOf } from '../schema-documentation.ts';
 import { Bic, Iban, IBAN_PATTERN, TaxCategory } from './einvoice-fields.ts';
 
 /**
@@ -221,6 +221,7 @@ const SepaDirectDebitInput = z.strictObject({ type: z.literal('sepa_direct_debit
 const CardInput = z.strictObject({ type: z.literal('card'), information, card_last4, card_holder });
 const PaypalInput = z.strictObject({ type: z.literal('paypal'), information });
 const OtherPaymentMeansInput = z.strictObject({ type: z.literal('other'), information });
+const PAYMENT_MEANS_SHAPES = { CreditTransferInput, SepaDirectDebitInput, CardInput, PaypalInput, OtherPaymentMeansInput };
 
 export const PaymentMeansInput = z
   .strictObject({ type: PaymentMeansType, ...paymentMeansFields })
@@ -232,10 +233,13 @@ export const PaymentMeansInput = z
     if (means.type === 'credit_transfer' && means.iban === undefined) ctx.addIssue({ code: 'custom', path: ['iban'], message: 'is required for a credit_transfer' });
   })
   .describe('One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused.')
-  .meta({ id: 'PaymentMeansInput', override: documentAsOneOf({ CreditTransferInput, SepaDirectDebitInput, CardInput, PaypalInput, OtherPaymentMeansInput }) });
+  .meta({ id: 'PaymentMeansInput', override: documentAsOneOf(PAYMENT_MEANS_SHAPES) });
 export type PaymentMeansInput = z.infer<typeof PaymentMeansInput>;
 
-/** The codes of one invoice's payment means: EN 16931 validators allow one per invoice (UBL-SR-47, BR-DE-23). */
+/**
+ * The codes of one invoice's payment means: EN 16931 validators allow one per invoice (UBL-SR-47,
+ * BR-DE-23). The document states it as a list of one type's shape, for each type.
+ */
 export const invoicePaymentMeansInput = z
   .array(PaymentMeansInput)
   .max(PAYMENT_MEANS_MAX)
@@ -244,6 +248,16 @@ export const invoicePaymentMeansInput = z
     list.forEach((means, index) => {
       if (means.type !== first) ctx.addIssue({ code: 'custom', path: [index, 'type'], message: `must be ${first} like the first entry: an invoice's payment means share one type (UBL-SR-47, BR-DE-23)` });
     });
+  })
+  .meta({
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      const { description } = jsonSchema as { description?: string };
+      for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+      Object.assign(jsonSchema, {
+        ...(description ? { description } : {}),
+        anyOf: Object.entries(PAYMENT_MEANS_SHAPES).map(([title, shape]) => ({ title: `${title}List`, type: 'array', maxItems: PAYMENT_MEANS_MAX, items: inputJsonSchemaOf(shape) })),
+      });
+    },
   });
 
 // --- Parties (BG-10, BG-11) and the preceding invoice (BG-3) ---

@@ -447,13 +447,19 @@ const invoiceInputFields = {
   preceding_invoice: PrecedingInvoiceInput.nullable().optional().describe('An earlier invoice this one refers to (BG-3); null removes it.'),
 };
 
+/** A tax currency comes with its exchange rate (checked on the draft as it results, so a PATCH may also send the rate alone). */
+const TAX_CURRENCY_CONDITION = {
+  if: { required: ['tax_currency'], properties: { tax_currency: { type: 'string' } } },
+  then: { required: ['tax_exchange_rate'], properties: { tax_exchange_rate: { type: 'string', pattern: '^[1-9][0-9]{0,5}(?:\\.[0-9]{1,4})?$' } } },
+};
+
 export const CreateInvoiceBody = z
   .strictObject({
     customer: idReference('customer').describe('`cus_` ID (or UUID) of a customer in the workspace.'),
     ...invoiceInputFields,
     items,
   })
-  .meta({ id: 'CreateInvoiceBody' });
+  .meta({ id: 'CreateInvoiceBody', allOf: [TAX_CURRENCY_CONDITION] });
 export type CreateInvoiceBody = z.infer<typeof CreateInvoiceBody>;
 
 export const UpdateInvoiceBody = z
@@ -462,7 +468,7 @@ export const UpdateInvoiceBody = z
     ...invoiceInputFields,
     items: items.optional().describe('Replaces every line; at least one.'),
   })
-  .meta({ id: 'UpdateInvoiceBody' });
+  .meta({ id: 'UpdateInvoiceBody', allOf: [TAX_CURRENCY_CONDITION] });
 export type UpdateInvoiceBody = z.infer<typeof UpdateInvoiceBody>;
 
 
