@@ -175,7 +175,7 @@ const LINE_CHARGE = ['BT-141', 'BT-142', 'BT-143', '', '', 'BT-144', 'BT-145'];
 
 const isCharge = (element: Element, path: string): boolean => text(element, path) === 'true';
 
-const extractUbl = (root: Element): BusinessTerms => {
+const extractUbl = (root: Element, embedded: Map<number, string>): BusinessTerms => {
   const out = new TermWriter();
   const currency = text(root, 'DocumentCurrencyCode');
   const taxCurrency = text(root, 'TaxCurrencyCode');
@@ -331,6 +331,7 @@ const extractUbl = (root: Element): BusinessTerms => {
       group.put('BT-123', text(reference, 'DocumentDescription'));
       group.put('BT-124', text(reference, 'Attachment/ExternalReference/URI'));
       const binary = one(reference, 'Attachment/EmbeddedDocumentBinaryObject');
+      if (binary && text(binary)) embedded.set(index, binary.text.replace(/\s+/g, ''));
       group.put('BT-125', binary && text(binary) ? sha256Of(text(binary)!) : undefined);
       group.put('BT-125-1', attribute(binary, 'mimeCode'));
       group.put('BT-125-2', attribute(binary, 'filename'));
@@ -425,7 +426,7 @@ const ciiAllowanceCharge = (out: TermWriter, element: Element, terms: string[], 
   out.put(code, text(element, 'ReasonCode'));
 };
 
-const extractCii = (root: Element): BusinessTerms => {
+const extractCii = (root: Element, embedded: Map<number, string>): BusinessTerms => {
   const out = new TermWriter();
   const document = one(root, 'ExchangedDocument');
   const transaction = one(root, 'SupplyChainTradeTransaction');
@@ -588,6 +589,7 @@ const extractCii = (root: Element): BusinessTerms => {
       group.put('BT-123', text(reference, 'Name'));
       group.put('BT-124', text(reference, 'URIID'));
       const binary = one(reference, 'AttachmentBinaryObject');
+      if (binary && text(binary)) embedded.set(index, binary.text.replace(/\s+/g, ''));
       group.put('BT-125', binary && text(binary) ? sha256Of(text(binary)!) : undefined);
       group.put('BT-125-1', attribute(binary, 'mimeCode'));
       group.put('BT-125-2', attribute(binary, 'filename'));
@@ -659,11 +661,14 @@ export const syntaxOf = (xml: string | Buffer): Syntax | 'ubl-credit-note' => {
   throw new Error(`not an EN 16931 invoice: root element ${root}`);
 };
 
-/** Every business term of a UBL 2.1 Invoice or a CII D16B CrossIndustryInvoice. */
-export const extractBusinessTerms = (xml: string | Buffer): BusinessTerms => {
+/**
+ * Every business term of a UBL 2.1 Invoice or a CII D16B CrossIndustryInvoice. `embedded`, when
+ * given, receives the base64 content of each embedded document (BT-125) by its BG-24 index.
+ */
+export const extractBusinessTerms = (xml: string | Buffer, embedded: Map<number, string> = new Map()): BusinessTerms => {
   const root = parseRoot(xml);
-  if (root.name === 'Invoice') return extractUbl(root);
-  if (root.name === 'CrossIndustryInvoice') return extractCii(root);
+  if (root.name === 'Invoice') return extractUbl(root, embedded);
+  if (root.name === 'CrossIndustryInvoice') return extractCii(root, embedded);
   throw new Error(`cannot read business terms of a ${root.name} (only UBL Invoice and CII CrossIndustryInvoice)`);
 };
 
