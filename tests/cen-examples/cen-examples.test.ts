@@ -33,15 +33,15 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-25/BT-128', 'BG-25/BT-128-1', 'BG-25/BT-133', 'BT-23', 'BT-45', 'BT-81'],
   },
   'guide-example1.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[19]/BT-131 -109.98: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 109.98', 'BG-23[0]/BT-116 183.23: the lines, allowances and charges of S/6 sum to 403.19'],
     notExpressible: ['BG-17/BT-84', 'BT-81'],
   },
   'guide-example2.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1273: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 2534', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-23[0]/BT-116 1460.5: the lines, allowances and charges of S/25 sum to 2721.5'],
     notExpressible: ['BG-24/BT-122', 'BG-24/BT-123', 'BG-24/BT-124', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-7', 'BT-12', 'BT-19', 'BT-23', 'BT-29', 'BT-29-1', 'BT-47', 'BT-47-1', 'BT-60-1', 'BT-61-1', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81'],
   },
   'guide-example3.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[0]/BT-131 400: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1600', 'BG-25[1]/BT-131 400: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1600', 'BG-23[0]/BT-116 900: the lines, allowances and charges of S/25 sum to 3300'],
     notExpressible: ['BG-17/BT-84', 'BG-25/BT-154', 'BT-12', 'BT-29', 'BT-29-1', 'BT-81'],
   },
   'issue116.xml': {
@@ -53,19 +53,19 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-159', 'BT-23', 'BT-29', 'BT-47', 'BT-81', 'BT-162', 'BT-163'],
   },
   'ubl-tc434-example1.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[19]/BT-131 -109.98: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 109.98', 'BG-23[0]/BT-116 183.23: the lines, allowances and charges of S/6 sum to 403.19'],
     notExpressible: ['BG-17/BT-84', 'BT-81'],
   },
   'ubl-tc434-example10.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[19]/BT-131 -109.98: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 109.98', 'BG-23[0]/BT-116 183.23: the lines, allowances and charges of S/6 sum to 403.19'],
     notExpressible: ['BG-17/BT-84', 'BT-81'],
   },
   'ubl-tc434-example2.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1273: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 2534', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-23[0]/BT-116 1460.5: the lines, allowances and charges of S/25 sum to 2721.5'],
     notExpressible: ['BG-24/BT-122', 'BG-24/BT-123', 'BG-24/BT-124', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-8', 'BT-12', 'BT-19', 'BT-23', 'BT-29', 'BT-29-1', 'BT-47', 'BT-60-1', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81'],
   },
   'ubl-tc434-example3.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[0]/BT-131 800: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1600', 'BG-25[1]/BT-131 800: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1600', 'BG-23[0]/BT-116 900: the lines, allowances and charges of S/25 sum to 1700', 'BG-23[1]/BT-116 800: the lines, allowances and charges of S/10 sum to 1600'],
     notExpressible: ['BG-17/BT-84', 'BG-25/BT-154', 'BT-12', 'BT-29', 'BT-29-1', 'BT-47', 'BT-81'],
   },
   'ubl-tc434-example4.xml': {
@@ -73,7 +73,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-17/BT-84', 'BG-25/BT-154', 'BT-29', 'BT-29-1', 'BT-75', 'BT-77', 'BT-78', 'BT-80', 'BT-81'],
   },
   'ubl-tc434-example5.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1000: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 900', 'BG-23[0]/BT-116 1500: the lines, allowances and charges of S/25 sum to 1400'],
     notExpressible: ['BG-24/BT-122', 'BG-24/BT-123', 'BG-25/BG-27/BT-139', 'BG-25/BG-27/BT-140', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-156', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-11', 'BT-12', 'BT-14', 'BT-15', 'BT-16', 'BT-17', 'BT-19', 'BT-23', 'BT-29', 'BT-29-1', 'BT-32', 'BT-45', 'BT-47', 'BT-70', 'BT-71', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81', 'BT-91'],
   },
   'ubl-tc434-example6.xml': {
@@ -97,7 +97,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-17/BT-84', 'BG-17/BT-86', 'BG-25/BT-148', 'BT-81', 'BT-82'],
   },
   'CII_business_example_01.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1273: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -11', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[1]/BT-131 -3.96: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -1', 'BG-25[2]/BT-131 4.96: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 2', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-131 -25: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -1', 'BG-25[4]/BT-131 187.5: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 250', 'BG-23[0]/BT-116 1460.5: the lines, allowances and charges of S/25 sum to 239', 'BG-23[2]/BT-116 -25: the lines, allowances and charges of E/0 sum to -1'],
     notExpressible: ['BG-24/BT-124', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-7', 'BT-12', 'BT-19', 'BT-29', 'BT-29-1', 'BT-47', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81'],
   },
   'CII_business_example_02.xml': {
@@ -105,15 +105,15 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BT-12', 'BT-81'],
   },
   'CII_business_example_Z.xml': {
-    unbuildable: ['BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)'],
+    unbuildable: ['BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[2]/BT-131 177.41: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1.5', 'BG-23[0]/BT-116 11693.87: the lines, allowances and charges of Z/0 sum to 11517.96'],
     notExpressible: ['BG-1/BT-21', 'BG-25/BT-154', 'BT-81'],
   },
   'CII_example1.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[19]/BT-131 -109.98: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 109.98', 'BG-23[0]/BT-116 183.23: the lines, allowances and charges of S/6 sum to 403.19'],
     notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BT-81'],
   },
   'CII_example2.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1273: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -11', 'BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[1]/BT-131 -3.96: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -1', 'BG-25[2]/BT-131 4.96: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 2', 'BG-25[3]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[3]/BT-131 -25: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives -1', 'BG-25[4]/BT-131 187.5: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 250', 'BG-23[0]/BT-116 1460.5: the lines, allowances and charges of S/25 sum to 239', 'BG-23[2]/BT-116 -25: the lines, allowances and charges of E/0 sum to -1'],
     notExpressible: ['BG-24/BT-124', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-7', 'BT-12', 'BT-19', 'BT-29', 'BT-29-1', 'BT-47', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81'],
   },
   'CII_example3.xml': {
@@ -125,7 +125,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-17/BT-84', 'BG-25/BT-154', 'BT-29', 'BT-29-1', 'BT-75', 'BT-77', 'BT-78', 'BT-80', 'BT-81'],
   },
   'CII_example5.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 1000: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 900', 'BG-23[0]/BT-116 1500: the lines, allowances and charges of S/25 sum to 1400'],
     notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-128', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-156', 'BG-25/BT-159', 'BT-7', 'BT-11', 'BT-12', 'BT-14', 'BT-15', 'BT-16', 'BT-19', 'BT-29', 'BT-29-1', 'BT-32', 'BT-45', 'BT-47', 'BT-70', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81', 'BT-82'],
   },
   'CII_example6.xml': {
@@ -137,19 +137,19 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-17/BT-84', 'BG-17/BT-86', 'BG-25/BT-132', 'BG-25/BT-154', 'BT-29', 'BT-81'],
   },
   'CII_example8.xml': {
-    unbuildable: ['BG-25[1]/BT-149 0.00101: price_base_quantity is above 0 with up to 4 decimals'],
+    unbuildable: ['BG-25[0]/BT-131 140.8: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 16000', 'BG-25[1]/BT-149 0.00101: price_base_quantity is above 0 with up to 4 decimals', 'BG-25[1]/BT-131 16.16: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 16000', 'BG-25[2]/BT-131 167.64: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 132', 'BG-25[3]/BT-131 88.74: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 58', 'BG-25[4]/BT-131 36.75: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-25[5]/BT-131 56.5: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-25[6]/BT-131 83.34: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-25[7]/BT-131 190.31: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-25[8]/BT-131 64.21: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-25[9]/BT-131 64.46: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1', 'BG-23[0]/BT-116 908.91: the lines, allowances and charges of S/21 sum to 32196'],
     notExpressible: ['BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-150', 'BT-18', 'BT-75', 'BT-77', 'BT-78', 'BT-80', 'BT-81'],
   },
   'CII_example9.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-25[0]/BT-131 147: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 3', 'BG-23[0]/BT-116 147: the lines, allowances and charges of S/21 sum to 3'],
     notExpressible: ['BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-150', 'BT-12', 'BT-81'],
   },
   'XRechnung-O.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 83654.15: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 99548.42', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 252646.8: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 285996.18', 'BG-23[0]/BT-116 385544.6: the lines, allowances and charges of O/0 sum to 434788.25'],
     notExpressible: ['BG-17/BT-84', 'BG-17/BT-85', 'BG-17/BT-86', 'BG-21/BT-100', 'BG-21/BT-101', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BT-12', 'BT-81', 'BT-82', 'BT-162', 'BT-163'],
   },
   'huf_example_cii.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[2]/BG-28: a line charge changes the line amount and decisions.md names no line charge'],
+    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 23440: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 23109.76', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 21389: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 21095.83', 'BG-25[2]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[2]/BT-131 24351: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 24020.74', 'BG-23[0]/BT-116 69180: the lines, allowances and charges of S/27 sum to 68226.33'],
     notExpressible: ['BG-1/BT-21', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-128', 'BG-25/BT-128-1', 'BG-25/BT-133', 'BG-25/BT-159', 'BT-29', 'BT-81'],
   },
 };

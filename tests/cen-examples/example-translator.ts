@@ -315,6 +315,8 @@ interface Context {
   exponent: number;
   /** Set when the example's payment means are one credit-transfer account: sent as the account's payment_account. */
   paymentAccount?: AccountRequest['payment_account'];
+  /** Each line's amount by the API's rule, with its VAT group. */
+  lineAmounts: { category: string; rate: number; amount: number }[];
 }
 
 const get = (context: Context, path: string): string | undefined => context.terms.get(path);
@@ -550,7 +552,47 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
     if (get(context, `${prefix}/BT-139`) !== LINE_DISCOUNT_REASON) refuse(context, `${prefix}/BT-139`, `line allowance reason: every line discount says "${LINE_DISCOUNT_REASON}"; decisions.md names no field`);
     if (get(context, `${prefix}/BT-140`) !== LINE_DISCOUNT_REASON_CODE) refuse(context, `${prefix}/BT-140`, `line allowance reason code: every line discount has code ${LINE_DISCOUNT_REASON_CODE}; decisions.md names no field`);
   }
+  // The API's line amount must be the example's (BT-131), or every total after it differs.
+  const discountAmount = line.discount && 'amount_off' in line.discount ? (line.discount.amount_off ?? 0) : line.discount && 'percent_off' in line.discount ? Number(divideRounded(multiplyDecimal(String(lineSubtotal(context, quantity, unitMinor, baseQuantity)), String(line.discount.percent_off)), '100')) : 0;
+  const amount = lineSubtotal(context, quantity, unitMinor, baseQuantity) - discountAmount;
+  const stated = get(context, at('BT-131'));
+  if (stated !== undefined && shiftDecimal(stated, context.exponent) !== String(amount)) {
+    context.unbuildable.push(`${at('BT-131')} ${stated}: the API's rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives ${shiftDecimal(String(amount), -context.exponent)}`);
+  }
+  context.lineAmounts.push({ category, rate: line.tax_rate ?? 0, amount });
   return withoutUndefined(line);
+};
+
+/**
+ * The API's VAT breakdown from the lines, allowances and charges (decisions.md: per category and
+ * rate, round_half_up(Σ amount × rate / 100) once per group) against the example's BG-23.
+ */
+const checkTaxBreakdown = (context: Context, invoice: InvoiceRequest): void => {
+  const groups = new Map<string, { base: number; rate: number }>();
+  const add = (category: string, rate: number, amount: number) => {
+    const key = `${category}/${rate}`;
+    const group = groups.get(key) ?? { base: 0, rate };
+    group.base += amount;
+    groups.set(key, group);
+  };
+  for (const line of context.lineAmounts) add(line.category, line.rate, line.amount);
+  const amountOf = (entry: AllowanceChargeRequest) => entry.amount ?? Number(divideRounded(multiplyDecimal(String(entry.base_amount ?? 0), String(entry.percent ?? 0)), '100'));
+  for (const entry of invoice.allowances ?? []) add(entry.tax_category ?? 'S', entry.tax_rate ?? 0, -amountOf(entry));
+  for (const entry of invoice.charges ?? []) add(entry.tax_category ?? 'S', entry.tax_rate ?? 0, amountOf(entry));
+  for (const index of indexesOf(context.terms, 'BG-23')) {
+    const at = (term: string) => `BG-23[${index}]/${term}`;
+    const key = `${get(context, at('BT-118'))}/${percentOf(get(context, at('BT-119')), 4) ?? 0}`;
+    const group = groups.get(key);
+    const base = group?.base ?? 0;
+    const tax = Number(divideRounded(multiplyDecimal(String(base), String(group?.rate ?? 0)), '100'));
+    const statedBase = get(context, at('BT-116'));
+    const statedTax = get(context, at('BT-117'));
+    if (statedBase !== undefined && shiftDecimal(statedBase, context.exponent) !== String(base)) {
+      context.unbuildable.push(`${at('BT-116')} ${statedBase}: the lines, allowances and charges of ${key} sum to ${shiftDecimal(String(base), -context.exponent)}`);
+    } else if (statedTax !== undefined && shiftDecimal(statedTax, context.exponent) !== String(tax)) {
+      context.unbuildable.push(`${at('BT-117')} ${statedTax}: the API's rule, round_half_up(${shiftDecimal(String(base), -context.exponent)} × ${group?.rate ?? 0} / 100), gives ${shiftDecimal(String(tax), -context.exponent)}`);
+    }
+  }
 };
 
 const canonicalOne = (value: string): boolean => shiftDecimal(value, 0) === '1';
@@ -595,6 +637,7 @@ const invoiceOf = (context: Context): InvoiceRequest => {
     charges: use(context, 'invoice.charges', listOrUndefined(indexesOf(context.terms, 'BG-21').map((index) => allowanceOrCharge(context, `BG-21[${index}]`, ['BT-99', 'BT-100', 'BT-101', 'BT-102', 'BT-103', 'BT-104', 'BT-105'])))),
     items: indexesOf(context.terms, 'BG-25').map((index) => lineOf(context, index, taxReasons)),
   };
+  checkTaxBreakdown(context, invoice);
   if (invoice.tax_currency !== undefined) invoice.tax_exchange_rate = use(context, 'invoice.tax_exchange_rate', taxExchangeRate(context));
   return withoutUndefined(invoice);
 };
@@ -623,7 +666,7 @@ const attachmentsOf = (context: Context, embedded: ReadonlyMap<number, string>):
  * content of each embedded document by its BG-24 index (see `embeddedDocuments`).
  */
 export const translateExample = (terms: BusinessTerms, embedded: ReadonlyMap<number, string> = new Map()): Translation => {
-  const context: Context = { terms, notExpressible: new Map(), unbuildable: [], fields: new Set(), exponent: minorUnitExponent(terms.get('BT-5') ?? 'EUR') };
+  const context: Context = { terms, notExpressible: new Map(), unbuildable: [], fields: new Set(), exponent: minorUnitExponent(terms.get('BT-5') ?? 'EUR'), lineAmounts: [] };
   for (const path of terms.keys()) {
     const rule = ruleOf(path);
     if ('none' in rule) context.notExpressible.set(path, rule.none);
