@@ -46,7 +46,7 @@ const finalizedOf = (draft: InvoiceRow, sequence: number, now: Date): InvoiceRow
   amountDue: draft.total,
   finalizedAt: now,
   updatedAt: now,
-  customerSnapshot: { name: draft.customerName, email: 'buchhaltung@example.de', address, tax_id: 'DE123456789', electronic_address: 'buchhaltung@example.de', electronic_address_scheme: 'EM', buyer_reference: null },
+  customerSnapshot: { name: draft.customerName, email: 'buchhaltung@example.de', address, tax_id: 'DE123456789', electronic_address: 'buchhaltung@example.de', electronic_address_scheme: 'EM', buyer_reference: null, identifier: null, identifier_scheme: null, contact_name: null },
   businessSnapshot: {
     name: 'Benchmark Studio GmbH',
     email: null,

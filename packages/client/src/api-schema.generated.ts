@@ -275,6 +275,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a supporting document to a draft
+         * @description A supporting document (BG-24) such as a timesheet, embedded in the invoice's e-invoices. Drafts only (409 `invalid_state` once finalized); at most 5 per invoice (400 above).
+         */
+        post: operations["createInvoiceAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{id}/attachments/{att_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a supporting document from a draft
+         * @description Drafts only (409 `invalid_state` once finalized).
+         */
+        delete: operations["deleteInvoiceAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{id}/payments": {
         parameters: {
             query?: never;
@@ -828,6 +868,12 @@ export interface components {
             electronic_address_scheme?: string | "" | null;
             /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
             buyer_reference?: string | null;
+            /** @description Buyer identifier (BT-46); e-invoices give it with `identifier_scheme` when set. Trimmed; an empty string or null means no value (on update it clears the field). */
+            identifier?: string | null;
+            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            identifier_scheme?: string | "" | null;
+            /** @description Buyer contact point (BT-56). Trimmed; an empty string or null means no value (on update it clears the field). */
+            contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
         };
@@ -868,6 +914,12 @@ export interface components {
             electronic_address_scheme?: string | "" | null;
             /** @description Default buyer reference (BT-10) of new invoices, such as the Leitweg-ID 991-12345-67. Trimmed; an empty string or null means no value (on update it clears the field). */
             buyer_reference?: string | null;
+            /** @description Buyer identifier (BT-46); e-invoices give it with `identifier_scheme` when set. Trimmed; an empty string or null means no value (on update it clears the field). */
+            identifier?: string | null;
+            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            identifier_scheme?: string | "" | null;
+            /** @description Buyer contact point (BT-56). Trimmed; an empty string or null means no value (on update it clears the field). */
+            contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
         };
@@ -993,6 +1045,21 @@ export interface components {
             delivery_date?: string | "" | null;
             /** @description The period billed (BG-14), `start` ≤ `end`; null removes it. */
             service_period?: components["schemas"]["PeriodInput"] | null;
+            /** @description Document-level allowances (BG-20), at most 50; replaces the list. */
+            allowances?: components["schemas"]["DocumentAllowanceInput"][];
+            /** @description Document-level charges (BG-21) such as freight, at most 50; replaces the list. */
+            charges?: components["schemas"]["DocumentChargeInput"][];
+            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization. */
+            prepaid_amount?: number;
+            /** @description The currency VAT is accounted in (BT-6) when it is not the invoice currency; needs `tax_exchange_rate`. Null removes both. */
+            tax_currency?: components["schemas"]["CurrencyCode"] | null;
+            /** @description Units of `tax_currency` per one unit of the invoice currency; required with `tax_currency`. */
+            tax_exchange_rate?: string | null;
+            /** @description How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type. */
+            payment_means?: components["schemas"]["PaymentMeansInput"][];
+            payee?: components["schemas"]["PayeeInput"] | null;
+            /** @description An earlier invoice this one refers to (BG-3); null removes it. */
+            preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         };
@@ -1012,6 +1079,82 @@ export interface components {
              */
             end: string;
         };
+        /** @description A document-level allowance (BG-20): `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it reduces. */
+        DocumentAllowanceInput: {
+            amount: number;
+            reason?: string;
+            reason_code?: string;
+            tax_category?: components["schemas"]["TaxCategory"];
+            tax_rate: number;
+        } | {
+            /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
+            percent: number;
+            base_amount: number;
+            reason?: string;
+            reason_code?: string;
+            tax_category?: components["schemas"]["TaxCategory"];
+            tax_rate: number;
+        };
+        /** @enum {string} */
+        TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
+        /** @description A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to. */
+        DocumentChargeInput: {
+            amount: number;
+            reason?: string;
+            reason_code?: string;
+            tax_category?: components["schemas"]["TaxCategory"];
+            tax_rate: number;
+        } | {
+            /** @description 0 to 100 with at most 2 decimals: 2.5 means 2.5 percent. */
+            percent: number;
+            base_amount: number;
+            reason?: string;
+            reason_code?: string;
+            tax_category?: components["schemas"]["TaxCategory"];
+            tax_rate: number;
+        };
+        /** @description One way to pay (BG-16): `type` and the fields of that type; fields of other types are refused. */
+        PaymentMeansInput: {
+            type: components["schemas"]["PaymentMeansType"];
+            /** @description Payment means text (BT-82), such as "SEPA credit transfer". Trimmed; an empty string or null means no value (on update it clears the field). */
+            information?: string | null;
+            /** @description `credit_transfer`: required; spaces allowed, stored without them; checked with its mod-97 digits. */
+            iban?: string;
+            /** @description `credit_transfer` only. Trimmed; an empty string or null means no value (on update it clears the field). */
+            bic?: string | "" | null;
+            /** @description `credit_transfer` only: the account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
+            account_name?: string | null;
+            /** @description `sepa_direct_debit` only (BT-89). Trimmed; an empty string or null means no value (on update it clears the field). */
+            mandate_reference?: string | null;
+            /** @description `sepa_direct_debit` only: the SEPA creditor identifier (BT-90; XRechnung requires it). Trimmed; an empty string or null means no value (on update it clears the field). */
+            creditor_id?: string | null;
+            /** @description `sepa_direct_debit` only: the account debited (BT-91). */
+            debited_iban?: string;
+            /** @description `card` only: the last 4 to 6 digits of the card number (BT-87; never the whole number). Trimmed; an empty string or null means no value (on update it clears the field). */
+            card_last4?: string | "" | null;
+            /** @description `card` only (BT-88). Trimmed; an empty string or null means no value (on update it clears the field). */
+            card_holder?: string | null;
+        };
+        /**
+         * @description `credit_transfer` (UNTDID 4461 code 58), `sepa_direct_debit` (59), `card` (48), `paypal` (68), `other` (1).
+         * @enum {string}
+         */
+        PaymentMeansType: "credit_transfer" | "sepa_direct_debit" | "card" | "paypal" | "other";
+        /** @description Replaces the whole payee; null removes it. */
+        PayeeInput: {
+            /** @description Required (BT-59). */
+            name: string;
+            /** @description BT-60. Trimmed; an empty string or null means no value (on update it clears the field). */
+            identifier?: string | null;
+            /** @description BT-61. Trimmed; an empty string or null means no value (on update it clears the field). */
+            legal_registration_id?: string | null;
+        };
+        PrecedingInvoiceInput: {
+            /** @description Required (BT-25). */
+            number: string;
+            /** @description BT-26. */
+            issue_date?: string | null;
+        };
         /** @description A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`). */
         InvoiceItemInput: ({
             /**
@@ -1022,10 +1165,20 @@ export interface components {
             /** @description Overrides the product name. */
             description?: string;
             /**
-             * @description Integer ≥ 1; default 1.
+             * @description Integer ≥ 1; default 1. Leave it out when sending `quantity_decimal`.
              * @default 1
              */
             quantity?: number;
+            /**
+             * @description A decimal quantity (BT-129) instead of `quantity`: a string above 0 with up to 4 decimals, such as `"7.5"`. Not together with `quantity`.
+             * @example 7.5
+             */
+            quantity_decimal?: string;
+            /**
+             * @description The quantity the unit amount is the price of (BT-149), such as `"100"` for a price per hundred; default `"1"`. The line amount is round_half_up(quantity × unit amount / price_base_quantity) − discount.
+             * @example 7.5
+             */
+            price_base_quantity?: string;
             /** @description Null or absent: no discount. */
             discount?: components["schemas"]["DiscountInput"] | null;
             /**
@@ -1039,18 +1192,43 @@ export interface components {
             tax_exemption_reason?: string | null;
             /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
             period?: components["schemas"]["PeriodInput"] | null;
+            /** @description CEF VATEX code of the exemption (BT-121), such as `VATEX-EU-AE`; satisfies the rule for `E`, `AE`, `K`, `G`, `O` like `tax_exemption_reason` does, and is refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_exemption_reason_code?: string | null;
+            /** @description The seller’s item identifier (BT-155). Trimmed; an empty string or null means no value (on update it clears the field). */
+            sku?: string | null;
+            /** @description A standard item identifier such as a GTIN (BT-157); needs `standard_id_scheme`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            standard_id?: string | null;
+            /** @description ISO 6523 ICD scheme of `standard_id`, such as `0160` (GTIN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            standard_id_scheme?: string | null;
+            /** @description A note on the line (BT-127). Trimmed; an empty string or null means no value (on update it clears the field). */
+            note?: string | null;
         } & unknown) | ({
             /** @description What is invoiced. */
             description: string;
-            /** @description Minor units of the invoice currency. */
-            unit_amount: number;
+            /** @description Minor units of the invoice currency; this or `unit_amount_decimal` is required. */
+            unit_amount?: number;
+            /**
+             * @description A unit amount in minor units with up to 6 decimals (BT-146), as a string such as `"0.125"`, instead of `unit_amount`; ad-hoc lines only.
+             * @example 0.125
+             */
+            unit_amount_decimal?: string;
             /** @description Default 0. */
             tax_rate?: number;
             /**
-             * @description Integer ≥ 1; default 1.
+             * @description Integer ≥ 1; default 1. Leave it out when sending `quantity_decimal`.
              * @default 1
              */
             quantity?: number;
+            /**
+             * @description A decimal quantity (BT-129) instead of `quantity`: a string above 0 with up to 4 decimals, such as `"7.5"`. Not together with `quantity`.
+             * @example 7.5
+             */
+            quantity_decimal?: string;
+            /**
+             * @description The quantity the unit amount is the price of (BT-149), such as `"100"` for a price per hundred; default `"1"`. The line amount is round_half_up(quantity × unit amount / price_base_quantity) − discount.
+             * @example 7.5
+             */
+            price_base_quantity?: string;
             /** @description Null or absent: no discount. */
             discount?: components["schemas"]["DiscountInput"] | null;
             /**
@@ -1064,7 +1242,21 @@ export interface components {
             tax_exemption_reason?: string | null;
             /** @description The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none. */
             period?: components["schemas"]["PeriodInput"] | null;
-        } & (unknown & unknown & unknown));
+            /** @description CEF VATEX code of the exemption (BT-121), such as `VATEX-EU-AE`; satisfies the rule for `E`, `AE`, `K`, `G`, `O` like `tax_exemption_reason` does, and is refused for `S` and `Z`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            tax_exemption_reason_code?: string | null;
+            /** @description The seller’s item identifier (BT-155). Trimmed; an empty string or null means no value (on update it clears the field). */
+            sku?: string | null;
+            /** @description A standard item identifier such as a GTIN (BT-157); needs `standard_id_scheme`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            standard_id?: string | null;
+            /** @description ISO 6523 ICD scheme of `standard_id`, such as `0160` (GTIN). Trimmed; an empty string or null means no value (on update it clears the field). */
+            standard_id_scheme?: string | null;
+            /** @description A note on the line (BT-127). Trimmed; an empty string or null means no value (on update it clears the field). */
+            note?: string | null;
+        } & (({
+            unit_amount: number;
+        } | {
+            unit_amount_decimal: string;
+        }) & unknown & unknown & unknown));
         /** @description Exactly one of `amount_off` or `percent_off`, as `discount` is returned. */
         DiscountInput: {
             /** @description Minor units off the line; at most the line subtotal. */
@@ -1073,8 +1265,6 @@ export interface components {
             /** @description Percent off the line, 0 to 100 with at most 2 decimals; rounded half up. */
             percent_off: number;
         };
-        /** @enum {string} */
-        TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
         UpdateInvoiceBody: {
             /**
              * @description A `cus_` ID or the dashed UUID.
@@ -1107,6 +1297,21 @@ export interface components {
             delivery_date?: string | "" | null;
             /** @description The period billed (BG-14), `start` ≤ `end`; null removes it. */
             service_period?: components["schemas"]["PeriodInput"] | null;
+            /** @description Document-level allowances (BG-20), at most 50; replaces the list. */
+            allowances?: components["schemas"]["DocumentAllowanceInput"][];
+            /** @description Document-level charges (BG-21) such as freight, at most 50; replaces the list. */
+            charges?: components["schemas"]["DocumentChargeInput"][];
+            /** @description Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization. */
+            prepaid_amount?: number;
+            /** @description The currency VAT is accounted in (BT-6) when it is not the invoice currency; needs `tax_exchange_rate`. Null removes both. */
+            tax_currency?: components["schemas"]["CurrencyCode"] | null;
+            /** @description Units of `tax_currency` per one unit of the invoice currency; required with `tax_currency`. */
+            tax_exchange_rate?: string | null;
+            /** @description How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type. */
+            payment_means?: components["schemas"]["PaymentMeansInput"][];
+            payee?: components["schemas"]["PayeeInput"] | null;
+            /** @description An earlier invoice this one refers to (BG-3); null removes it. */
+            preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         };
@@ -1129,6 +1334,20 @@ export interface components {
             /** @description Stored in `void_reason` and shown in the timeline. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
         };
+        CreateInvoiceAttachmentBody: {
+            /** @description The file name, such as `timesheet.pdf`. */
+            filename: string;
+            content_type: components["schemas"]["AttachmentContentType"];
+            /** @description The file, base64-encoded; at most 10,000,000 bytes decoded (400 above, 413 when the body itself is too large). Its bytes must be of `content_type` (a PDF starts with %PDF-, a PNG and a JPEG with their signatures). */
+            content_base64: string;
+            /** @description What the document is (BT-123), such as "Timesheet November". Trimmed; an empty string or null means no value (on update it clears the field). */
+            description?: string | null;
+        };
+        /**
+         * @description PDF, PNG, JPEG, CSV, XLSX or ODS: the MIME codes EN 16931 allows for BT-125.
+         * @enum {string}
+         */
+        AttachmentContentType: "application/pdf" | "image/png" | "image/jpeg" | "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.oasis.opendocument.spreadsheet";
         CreatePaymentBody: {
             /** @description Minor units, from 1 to the invoice’s `amount_remaining` (more: 400, nothing recorded). */
             amount: number;
@@ -1291,7 +1510,19 @@ export interface components {
              * @example 0204
              */
             electronic_address_scheme?: string | "" | null;
+            /** @description Sets the first `credit_transfer` entry of `payment_means` (added at the front when there is none); null removes that entry. Not together with `payment_means`. */
             payment_account?: components["schemas"]["PaymentAccountInput"] | null;
+            /** @description Replaces the list (at most 10); several types allowed here. */
+            payment_means?: components["schemas"]["PaymentMeansInput"][];
+            /** @description Seller trading name (BT-28). Trimmed; an empty string or null means no value (on update it clears the field). */
+            trading_name?: string | null;
+            /** @description Seller legal registration identifier (BT-30). Trimmed; an empty string or null means no value (on update it clears the field). */
+            registration_id?: string | null;
+            /** @description ISO 6523 ICD scheme of `registration_id`, such as `0088`. Trimmed; an empty string or null means no value (on update it clears the field). */
+            registration_id_scheme?: string | "" | null;
+            /** @description Seller additional legal information (BT-33). Trimmed; an empty string or null means no value (on update it clears the field). */
+            legal_info?: string | null;
+            tax_representative?: components["schemas"]["TaxRepresentativeInput"] | null;
             pdf_format?: components["schemas"]["PdfFormat"];
             default_currency?: components["schemas"]["CurrencyCode"];
             /**
@@ -1335,6 +1566,15 @@ export interface components {
             bic?: string | "" | null;
             /** @description Account holder. Trimmed; an empty string or null means no value (on update it clears the field). */
             name?: string | null;
+        };
+        /** @description Replaces the whole tax representative; null removes it. */
+        TaxRepresentativeInput: {
+            /** @description Required (BT-62). */
+            name: string;
+            /** @description Required: the representative’s VAT identifier with its country prefix (BT-63). */
+            tax_id: string;
+            /** @description Its postal address (BG-12); `country` is required. */
+            address: components["schemas"]["AddressInput"];
         };
         CreateWebhookEndpointBody: {
             /**
@@ -1445,6 +1685,12 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires. */
             buyer_reference: string | null;
+            /** @description Buyer identifier (BT-46), such as a GLN. */
+            identifier: string | null;
+            /** @description ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN). */
+            identifier_scheme: string | null;
+            /** @description Buyer contact point (BT-56), a person or department. */
+            contact_name: string | null;
             /**
              * @description Language and formats of this customer’s invoices, PDFs and e-mails (BCP 47); null: the account’s `locale`.
              * @example de-DE
@@ -1591,16 +1837,23 @@ export interface components {
             due_date: string | null;
             /** @description The days that set `due_date`, when it was set that way. */
             days_until_due: number | null;
-            /** @description Σ quantity × unit_amount. */
+            /** @description Σ of the lines before their discounts: Σ round_half_up(quantity × unit amount / price_base_quantity). */
             subtotal: number;
+            /** @description Σ of the line discounts. */
             discount_total: number;
-            /** @description subtotal − discount_total. */
+            /** @description Σ of the document-level `allowances` (BT-107). */
+            allowance_total: number;
+            /** @description Σ of the document-level `charges` (BT-108). */
+            charge_total: number;
+            /** @description subtotal − discount_total − allowance_total + charge_total (BT-109). */
             taxable_amount: number;
             /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
-            /** @description 0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void. */
+            /** @description Paid before the invoice was issued (BT-113); 0 unless sent. */
+            prepaid_amount: number;
+            /** @description 0 while draft; total − prepaid_amount while open or overdue (partial payments do not change it); 0 once paid or void. */
             amount_due: number;
             /** @description Σ of the invoice’s payments (GET /invoices/{id}/payments). */
             amount_paid: number;
@@ -1621,6 +1874,24 @@ export interface components {
             delivery_date: string | null;
             /** @description The period the invoice bills services for (BG-14); documents print it instead of a delivery date. */
             service_period: components["schemas"]["Period"] | null;
+            /** @description Document-level allowances (BG-20), in order. */
+            allowances: components["schemas"]["DocumentAllowanceCharge"][];
+            /** @description Document-level charges (BG-21), in order. */
+            charges: components["schemas"]["DocumentAllowanceCharge"][];
+            /** @description The currency VAT is accounted in (BT-6); null when it is the invoice currency. */
+            tax_currency: string | null;
+            /** @description Units of `tax_currency` per one unit of the invoice currency, as a decimal string. */
+            tax_exchange_rate: string | null;
+            /** @description The VAT total in `tax_currency` (BT-111), minor units of that currency: round_half_up(tax_total × tax_exchange_rate), converted between the two currencies’ minor units; null without a tax currency. */
+            tax_total_in_tax_currency: number | null;
+            /** @description How to pay (BG-16): as sent on a draft ([] means the account’s); at finalization the invoice’s own, else the account’s entries of its first entry’s type, frozen. Entries share one type. */
+            payment_means: components["schemas"]["PaymentMeans"][];
+            /** @description The party paid when it is not the seller (BG-10). */
+            payee: components["schemas"]["Payee"] | null;
+            /** @description An earlier invoice this one refers to (BG-3). */
+            preceding_invoice: components["schemas"]["PrecedingInvoice"] | null;
+            /** @description Supporting documents (BG-24), embedded in the e-invoices; added and removed on drafts only. */
+            attachments: components["schemas"]["InvoiceAttachment"][];
             /**
              * @description Language and formats of the PDF, public page and e-mails (BCP 47): frozen at finalization from the customer’s `preferred_locale`, else the account’s `locale`. Null while draft.
              * @example de-DE
@@ -1672,6 +1943,74 @@ export interface components {
              */
             end: string;
         };
+        DocumentAllowanceCharge: {
+            /** @description Minor units; for a percentage: round_half_up(base_amount × percent / 100). */
+            amount: number;
+            /** @description The percentage it was given as (BT-94 / BT-101); null when given as an amount. */
+            percent: number | null;
+            /** @description The base the percentage applies to (BT-93 / BT-100); null when given as an amount. */
+            base_amount: number | null;
+            /** @description BT-97 / BT-104. */
+            reason: string | null;
+            /** @description UNTDID 5189 for allowances (BT-98), 7161 for charges (BT-105). */
+            reason_code: string | null;
+            /** @description VAT category of the allowance or charge (BT-95 / BT-102). */
+            tax_category: components["schemas"]["TaxCategory"];
+            /** @description VAT rate (BT-96 / BT-103); it counts in the VAT group of this category and rate. */
+            tax_rate: number;
+        };
+        PaymentMeans: {
+            type: components["schemas"]["PaymentMeansType"];
+            /** @description Payment means text (BT-82). */
+            information: string | null;
+            /** @description Credit transfer: the account to pay into (BT-84), without spaces. */
+            iban: string | null;
+            /** @description Credit transfer: BT-86. */
+            bic: string | null;
+            /** @description Credit transfer: the account holder (BT-85). */
+            account_name: string | null;
+            /** @description Direct debit: the mandate reference (BT-89). */
+            mandate_reference: string | null;
+            /** @description Direct debit: the seller’s SEPA creditor identifier (BT-90). */
+            creditor_id: string | null;
+            /** @description Direct debit: the buyer’s account debited (BT-91). */
+            debited_iban: string | null;
+            /** @description Card: the last digits of the card number (BT-87). */
+            card_last4: string | null;
+            /** @description Card: the holder’s name (BT-88). */
+            card_holder: string | null;
+        };
+        /** @description The party paid when it is not the seller (BG-10), such as a factoring company. */
+        Payee: {
+            /** @description BT-59. */
+            name: string;
+            /** @description BT-60. */
+            identifier: string | null;
+            /** @description BT-61. */
+            legal_registration_id: string | null;
+        };
+        /** @description An invoice this one refers to (BG-3), such as the one it corrects. */
+        PrecedingInvoice: {
+            /** @description BT-25. */
+            number: string;
+            /** @description BT-26. */
+            issue_date: string | null;
+        };
+        InvoiceAttachment: {
+            /** @example att_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "invoice_attachment";
+            /** @description As sent (BT-125 filename). */
+            filename: string;
+            content_type: components["schemas"]["AttachmentContentType"];
+            /** @description Bytes of the file. */
+            size: number;
+            /** @description SHA-256 (hex) of the file. */
+            sha256: string;
+            /** @description BT-123. */
+            description: string | null;
+        };
         /** @description The seller as it was at finalization; `tax_id` is the seller VAT identifier (BT-31). Invoices finalized before these e-invoice fields existed show them as null. */
         BusinessSnapshot: {
             business_name: string | null;
@@ -1690,6 +2029,16 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description Credit transfer account (BG-17), payment means code 58. */
             payment_account: components["schemas"]["PaymentAccount"] | null;
+            /** @description Seller trading name (BT-28). */
+            trading_name: string | null;
+            /** @description Seller legal registration identifier (BT-30), such as a commercial register number. */
+            registration_id: string | null;
+            /** @description ISO 6523 ICD scheme of `registration_id`. */
+            registration_id_scheme: string | null;
+            /** @description Seller additional legal information (BT-33), such as share capital or register court. */
+            legal_info: string | null;
+            /** @description The seller’s tax representative (BG-11). */
+            tax_representative: components["schemas"]["TaxRepresentative"] | null;
         };
         /** @description The account the buyer pays into by credit transfer (payment means code 58). */
         PaymentAccount: {
@@ -1706,6 +2055,15 @@ export interface components {
             /** @description Account holder (BT-85). */
             name: string | null;
         };
+        /** @description The seller’s tax representative (BG-11). */
+        TaxRepresentative: {
+            /** @description BT-62. */
+            name: string;
+            /** @description VAT identifier, with its country prefix (BT-63). */
+            tax_id: string;
+            /** @description BG-12. */
+            address: components["schemas"]["Address"];
+        };
         /** @description The customer as it was at finalization. Invoices finalized before the e-invoice fields existed show them as null. */
         CustomerSnapshot: {
             name: string;
@@ -1719,6 +2077,12 @@ export interface components {
             electronic_address_scheme: string | null;
             /** @description The customer’s default buyer reference at finalization. */
             buyer_reference: string | null;
+            /** @description Buyer identifier (BT-46). */
+            identifier: string | null;
+            /** @description ISO 6523 ICD scheme of `identifier`. */
+            identifier_scheme: string | null;
+            /** @description Buyer contact point (BT-56). */
+            contact_name: string | null;
         };
         InvoiceLines: {
             /** @constant */
@@ -1735,15 +2099,31 @@ export interface components {
             /** @description `prod_` ID of a catalog line; null for ad-hoc lines. */
             product: string | null;
             description: string;
+            /** @description The quantity; for a line sent with `quantity_decimal`, that rounded half up (the amount uses the exact one). */
             quantity: number;
-            /** @description Minor units per unit. */
+            /**
+             * @description The exact quantity (BT-129) as a decimal string: `"3"` for `quantity` 3, `"7.5"` as sent.
+             * @example 7.5
+             */
+            quantity_decimal: string;
+            /** @description Minor units per unit; for a line sent with `unit_amount_decimal`, that rounded half up (the amount uses the exact one). */
             unit_amount: number;
+            /**
+             * @description The exact unit amount in minor units (BT-146) as a decimal string: `"1500"`, or `"0.125"` as sent.
+             * @example 1500
+             */
+            unit_amount_decimal: string;
+            /**
+             * @description The quantity the unit amount is the price of (BT-149); `"1"` unless sent.
+             * @example 1
+             */
+            price_base_quantity: string;
             discount: components["schemas"]["Discount"] | null;
             /** @description The discount in minor units. */
             discount_amount: number;
             /** @description Percentage: 8.5 means 8.5 percent. */
             tax_rate: number;
-            /** @description quantity × unit_amount − discount_amount. */
+            /** @description round_half_up(quantity_decimal × unit_amount_decimal / price_base_quantity) − discount_amount: quantity × unit_amount − discount_amount for whole quantities and amounts. */
             amount: number;
             /** @description This line's share of its VAT group's tax. Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax: number;
@@ -1758,6 +2138,16 @@ export interface components {
             tax_exemption_reason: string | null;
             /** @description The billing period of the line (BG-26), both days included; null when none was set. */
             period: components["schemas"]["Period"] | null;
+            /** @description CEF VATEX code (BT-121); null when none was sent. */
+            tax_exemption_reason_code: string | null;
+            /** @description The seller’s item identifier (BT-155). */
+            sku: string | null;
+            /** @description Standard item identifier (BT-157). */
+            standard_id: string | null;
+            /** @description ISO 6523 ICD scheme of `standard_id`. */
+            standard_id_scheme: string | null;
+            /** @description Line note (BT-127). */
+            note: string | null;
         };
         /** @description Exactly one of `amount_off` or `percent_off`; the same shape `discount` takes on input. */
         Discount: {
@@ -1839,16 +2229,23 @@ export interface components {
             due_date: string | null;
             /** @description The days that set `due_date`, when it was set that way. */
             days_until_due: number | null;
-            /** @description Σ quantity × unit_amount. */
+            /** @description Σ of the lines before their discounts: Σ round_half_up(quantity × unit amount / price_base_quantity). */
             subtotal: number;
+            /** @description Σ of the line discounts. */
             discount_total: number;
-            /** @description subtotal − discount_total. */
+            /** @description Σ of the document-level `allowances` (BT-107). */
+            allowance_total: number;
+            /** @description Σ of the document-level `charges` (BT-108). */
+            charge_total: number;
+            /** @description subtotal − discount_total − allowance_total + charge_total (BT-109). */
             taxable_amount: number;
             /** @description Tax is computed per VAT category and rate (EN 16931 BR-CO-17): each group of lines with the same `tax_category` and `tax_rate` is taxed round_half_up(Σ line amount × tax_rate / 100), rounded once, and `tax_total` is the sum of those group taxes (see `tax_breakdown`). A line’s `tax` is its group’s tax shared over the group’s lines by largest remainder (each line gets its exact share rounded down; the units left over go to the lines with the largest fractions, ties to the earlier line), so Σ line `tax` = `tax_total`. Invoices finalized before this rule keep the per-line-rounded taxes they were issued with (and their hashes); a draft from before is priced again when edited or finalized. */
             tax_total: number;
             /** @description taxable_amount + tax_total. */
             total: number;
-            /** @description 0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void. */
+            /** @description Paid before the invoice was issued (BT-113); 0 unless sent. */
+            prepaid_amount: number;
+            /** @description 0 while draft; total − prepaid_amount while open or overdue (partial payments do not change it); 0 once paid or void. */
             amount_due: number;
             /** @description Σ of the invoice’s payments (GET /invoices/{id}/payments). */
             amount_paid: number;
@@ -1869,6 +2266,24 @@ export interface components {
             delivery_date: string | null;
             /** @description The period the invoice bills services for (BG-14); documents print it instead of a delivery date. */
             service_period: components["schemas"]["Period"] | null;
+            /** @description Document-level allowances (BG-20), in order. */
+            allowances: components["schemas"]["DocumentAllowanceCharge"][];
+            /** @description Document-level charges (BG-21), in order. */
+            charges: components["schemas"]["DocumentAllowanceCharge"][];
+            /** @description The currency VAT is accounted in (BT-6); null when it is the invoice currency. */
+            tax_currency: string | null;
+            /** @description Units of `tax_currency` per one unit of the invoice currency, as a decimal string. */
+            tax_exchange_rate: string | null;
+            /** @description The VAT total in `tax_currency` (BT-111), minor units of that currency: round_half_up(tax_total × tax_exchange_rate), converted between the two currencies’ minor units; null without a tax currency. */
+            tax_total_in_tax_currency: number | null;
+            /** @description How to pay (BG-16): as sent on a draft ([] means the account’s); at finalization the invoice’s own, else the account’s entries of its first entry’s type, frozen. Entries share one type. */
+            payment_means: components["schemas"]["PaymentMeans"][];
+            /** @description The party paid when it is not the seller (BG-10). */
+            payee: components["schemas"]["Payee"] | null;
+            /** @description An earlier invoice this one refers to (BG-3). */
+            preceding_invoice: components["schemas"]["PrecedingInvoice"] | null;
+            /** @description Supporting documents (BG-24), embedded in the e-invoices; added and removed on drafts only. */
+            attachments: components["schemas"]["InvoiceAttachment"][];
             /**
              * @description Language and formats of the PDF, public page and e-mails (BCP 47): frozen at finalization from the customer’s `preferred_locale`, else the account’s `locale`. Null while draft.
              * @example de-DE
@@ -1993,6 +2408,9 @@ export interface components {
              * @example 2026-11-22
              */
             due_date: string;
+        };
+        InvoiceAttachmentData: {
+            data: components["schemas"]["InvoiceAttachment"];
         };
         PaymentData: {
             data: components["schemas"]["Payment"];
@@ -2329,8 +2747,19 @@ export interface components {
             electronic_address: string | null;
             /** @description EAS code of `electronic_address`; null means an email address (`EM`). */
             electronic_address_scheme: string | null;
-            /** @description The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions). */
+            /** @description The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions): the first `credit_transfer` entry of `payment_means`. */
             payment_account: components["schemas"]["PaymentAccount"] | null;
+            /** @description The ways buyers may pay (BG-16), in order; an invoice without its own takes the entries of the first entry’s type (e-invoices allow one type per invoice). */
+            payment_means: components["schemas"]["PaymentMeans"][];
+            /** @description Seller trading name (BT-28), when it differs from `business_name`. */
+            trading_name: string | null;
+            /** @description Seller legal registration identifier (BT-30), such as HRB 12345. */
+            registration_id: string | null;
+            /** @description ISO 6523 ICD scheme of `registration_id`. */
+            registration_id_scheme: string | null;
+            /** @description Seller additional legal information (BT-33), such as the register court or share capital. */
+            legal_info: string | null;
+            tax_representative: components["schemas"]["TaxRepresentative"] | null;
             /** @description What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`. */
             pdf_format: components["schemas"]["PdfFormat"];
             /**
@@ -3645,6 +4074,91 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique string per logical request (UUID recommended). The same key with the same body replays the original response with `Idempotent-Replayed: true`; with another body it is a 409. Kept at least 24 hours, per workspace. A 400 (the request was invalid and changed nothing) and a 5xx are not kept: the key may be sent again, with a corrected body after a 400. The service that owns the write records its outcome in the same transaction as the write, so a retry after a timeout, a 503 or a lost connection never makes a second effect: it gets the original response. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice: prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "timesheet.csv",
+                 *       "content_type": "text/csv",
+                 *       "content_base64": "ZGF5LGhvdXJzCjIwMjYtMTEtMDIsNy41Cg==",
+                 *       "description": "Timesheet November"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateInvoiceAttachmentBody"];
+            };
+        };
+        responses: {
+            /** @description The attachment as the invoice lists it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceAttachmentData"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            428: components["responses"]["IdempotencyKeyRequired"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The invoice: prefixed public ID or the dashed UUID. */
+                id: string;
+                /** @description The `att_` ID of the attachment. */
+                att_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Error"];

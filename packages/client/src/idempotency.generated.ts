@@ -16,6 +16,8 @@ export const IDEMPOTENCY_KEYED: Readonly<Record<string, 'required' | 'optional'>
   "POST /api/v1/invoices/{id}/finalize": "required",
   "POST /api/v1/invoices/{id}/pay": "required",
   "POST /api/v1/invoices/{id}/void": "required",
+  "POST /api/v1/invoices/{id}/attachments": "required",
+  "DELETE /api/v1/invoices/{id}/attachments/{att_id}": "optional",
   "POST /api/v1/invoices/{id}/payments": "required",
   "POST /api/v1/bank_statements": "optional",
   "POST /api/v1/bank_statements/{id}/entries/{entry_id}/match": "optional",

@@ -18,6 +18,7 @@ export const ID_PREFIX = {
   bankStatement: 'bst',
   bankStatementEntry: 'bse',
   message: 'msg',
+  invoiceAttachment: 'att',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

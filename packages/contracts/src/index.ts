@@ -11,6 +11,8 @@ export * from './catalog/products.ts';
 export * from './catalog/prices.ts';
 export * from './billing/account.ts';
 export * from './billing/invoices.ts';
+export * from './billing/attachments.ts';
+export * from './billing/business-terms.ts';
 export * from './billing/messages.ts';
 export * from './billing/einvoice-fields.ts';
 export * from './billing/tax-breakdown.ts';

@@ -78,7 +78,10 @@ describe('the document and the server say the same thing', () => {
   it('states the two kinds of line and the one-of discount', () => {
     expect(catalog.required).toEqual(['price']);
     expect(catalog.properties.unit_amount).toBeUndefined();
-    expect(adHoc.required).toEqual(expect.arrayContaining(['description', 'unit_amount']));
+    expect(adHoc.required).toEqual(['description']);
+    expect(adHoc.allOf[0].oneOf.map((shape: Node) => shape.required)).toEqual([['unit_amount'], ['unit_amount_decimal']]);
+    expect(InvoiceItemInput.safeParse({ description: 'x', unit_amount: 5, unit_amount_decimal: '5' }).success).toBe(false);
+    expect(InvoiceItemInput.safeParse({ description: 'x', unit_amount_decimal: '0.125', quantity_decimal: '7.5' }).success).toBe(true);
     expect(adHoc.properties.price).toBeUndefined();
     expect(schemas.DiscountInput!.oneOf.map((shape: Node) => shape.required)).toEqual([['amount_off'], ['percent_off']]);
     expect(InvoiceItemInput.safeParse({ price: 'price_0190f3e2c1b27a8e9d1f3c4b5a697887', unit_amount: 5 }).success).toBe(false);

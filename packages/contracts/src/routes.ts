@@ -4,6 +4,7 @@ import { productOperations } from './catalog/products.ts';
 import { gatewayOperations } from './gateway.ts';
 import { accountOperations } from './billing/account.ts';
 import { invoiceOperations } from './billing/invoices.ts';
+import { invoiceAttachmentOperations } from './billing/attachments.ts';
 import { messageOperations } from './billing/messages.ts';
 import { numberingOperations } from './billing/numbering.ts';
 import { paymentOperations } from './billing/payments.ts';
@@ -22,6 +23,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...priceOperations,
   ...invoiceOperations,
+  ...invoiceAttachmentOperations,
   ...paymentOperations,
   ...bankStatementOperations,
   ...subscriptionOperations,

@@ -13,6 +13,7 @@ import { CurrencyCode } from '../currencies.ts';
 import { DEFAULT_LOCALE, Locale } from '../locales.ts';
 import { defineOperation } from '../operation.ts';
 import { EINVOICE_PROFILES, PaymentAccount, PaymentAccountInput, PdfFormat } from './einvoice-fields.ts';
+import { optionalIdentifierScheme, PAYMENT_MEANS_MAX, PaymentMeans, PaymentMeansInput, TaxRepresentative, TaxRepresentativeInput } from './business-terms.ts';
 import { AttachmentKind, ATTACHMENT_KINDS, RecipientAddress, REMINDER_DAYS_MAX } from './messages.ts';
 
 export const DEFAULT_NUMBER_FORMAT = 'INV/{YYYY}/{SEQ:4}';
@@ -135,7 +136,15 @@ export const Account = z
     contact_name: z.string().nullable().describe('Seller contact point, a person or department (BT-41; XRechnung requires it).'),
     electronic_address: z.string().nullable().describe('Seller electronic address (BT-34); e-invoices use `email` when null.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
-    payment_account: PaymentAccount.nullable().describe('The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions).'),
+    payment_account: PaymentAccount.nullable().describe('The account buyers pay into by credit transfer (BG-16/BG-17; XRechnung requires payment instructions): the first `credit_transfer` entry of `payment_means`.'),
+    payment_means: z
+      .array(PaymentMeans)
+      .describe('The ways buyers may pay (BG-16), in order; an invoice without its own takes the entries of the first entry’s type (e-invoices allow one type per invoice).'),
+    trading_name: z.string().nullable().describe('Seller trading name (BT-28), when it differs from `business_name`.'),
+    registration_id: z.string().nullable().describe('Seller legal registration identifier (BT-30), such as HRB 12345.'),
+    registration_id_scheme: z.string().nullable().describe('ISO 6523 ICD scheme of `registration_id`.'),
+    legal_info: z.string().nullable().describe('Seller additional legal information (BT-33), such as the register court or share capital.'),
+    tax_representative: TaxRepresentative.nullable(),
     pdf_format: PdfFormat.describe('What `GET /invoices/:id/pdf` gives: `standard` (default) or `facturx`.'),
     default_currency: z.string().describe('Currency of new invoices that name none.').meta({ example: 'USD' }),
     timezone: z.string().meta({ example: 'UTC' }),
@@ -159,7 +168,15 @@ export const UpdateAccountBody = z
     contact_name: optionalText(200).optional().describe(`Seller contact point (BT-41). ${OPTIONAL_TEXT_RULE}`),
     electronic_address: optionalElectronicAddress().optional(),
     electronic_address_scheme: optionalElectronicAddressScheme().optional(),
-    payment_account: PaymentAccountInput.nullable().optional(),
+    payment_account: PaymentAccountInput.nullable()
+      .optional()
+      .describe('Sets the first `credit_transfer` entry of `payment_means` (added at the front when there is none); null removes that entry. Not together with `payment_means`.'),
+    payment_means: z.array(PaymentMeansInput).max(PAYMENT_MEANS_MAX).optional().describe(`Replaces the list (at most ${PAYMENT_MEANS_MAX}); several types allowed here.`),
+    trading_name: optionalText(200).optional().describe(`Seller trading name (BT-28). ${OPTIONAL_TEXT_RULE}`),
+    registration_id: optionalText(100).optional().describe(`Seller legal registration identifier (BT-30). ${OPTIONAL_TEXT_RULE}`),
+    registration_id_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`registration_id\`, such as \`0088\`. ${OPTIONAL_TEXT_RULE}`),
+    legal_info: optionalText(1000).optional().describe(`Seller additional legal information (BT-33). ${OPTIONAL_TEXT_RULE}`),
+    tax_representative: TaxRepresentativeInput.nullable().optional(),
     pdf_format: PdfFormat.optional(),
     default_currency: CurrencyCode.optional(),
     timezone: TimeZone.optional(),

@@ -7,7 +7,8 @@ import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
 const address = { line1: 'Hauptstraße 1', line2: null, city: 'Berlin', state: null, postal_code: '10115', country: 'DE' };
 const makeLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
   id: 'ii_1', object: 'invoiceitem', price: null, product: null, description: 'Audit', quantity: 1, unit_amount: 1000, discount: null,
-  discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, period: null, ...overrides,
+  discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, period: null,
+  quantity_decimal: '1', unit_amount_decimal: '1000', price_base_quantity: '1', tax_exemption_reason_code: null, sku: null, standard_id: null, standard_id_scheme: null, note: null, ...overrides,
 });
 const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine[] = [makeLine()]): ReadinessInput => ({
   currency: 'EUR',
@@ -22,10 +23,12 @@ const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine
     business_name: 'Seller GmbH', email: 'ar@seller.example', address, tax_id: 'DE123456789', payment_instructions: null, brand_color: null,
     phone: '+49 30 1', contact_name: 'AR', electronic_address: 'ar@seller.example', electronic_address_scheme: 'EM',
     payment_account: { iban: 'DE89370400440532013000', bic: null, name: null },
+    trading_name: null, registration_id: null, registration_id_scheme: null, legal_info: null, tax_representative: null,
   },
   customer_snapshot: {
     name: 'Stadt Köln', email: 'r@koeln.example', address: { ...address, city: 'Köln', postal_code: '50679' }, tax_id: 'DE987654321',
     electronic_address: 'r@koeln.example', electronic_address_scheme: 'EM', buyer_reference: '991-12345-67',
+    identifier: null, identifier_scheme: null, contact_name: null,
   },
   lines: { object: 'list', data: lines },
   tax_breakdown: taxBreakdownOf(lines),

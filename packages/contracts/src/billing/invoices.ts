@@ -15,6 +15,25 @@ import {
   defaultTaxCategory,
 } from './einvoice-fields.ts';
 import { TaxBreakdownEntry } from './tax-breakdown.ts';
+import {
+  DocumentAllowanceCharge,
+  DocumentAllowanceInput,
+  DocumentChargeInput,
+  ALLOWANCES_MAX,
+  invoicePaymentMeansInput,
+  optionalIdentifierScheme,
+  optionalVatexCode,
+  Payee,
+  PayeeInput,
+  PaymentMeans,
+  PrecedingInvoice,
+  PrecedingInvoiceInput,
+  QuantityDecimal,
+  TaxRepresentative,
+  taxCurrencyInputFields,
+  UnitAmountDecimal,
+} from './business-terms.ts';
+import { InvoiceAttachment } from './attachments.ts';
 import { documentAsOneOf } from '../schema-documentation.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'overdue', 'paid', 'void'] as const;
@@ -108,7 +127,9 @@ const itemFields = {
   unit_amount: MinorAmount.describe('Minor units of the invoice currency.'),
   tax_rate: TaxRateInput,
   // z.int() alone already caps at Number.MAX_SAFE_INTEGER; a .max() of the same bound would report it twice.
-  quantity: z.int().min(1).default(1).describe('Integer ≥ 1; default 1.'),
+  quantity: z.int().min(1).optional().describe('Integer ≥ 1; default 1. Leave it out when sending `quantity_decimal`.').meta({ default: 1 }),
+  quantity_decimal: QuantityDecimal.optional().describe('A decimal quantity (BT-129) instead of `quantity`: a string above 0 with up to 4 decimals, such as `"7.5"`. Not together with `quantity`.'),
+  price_base_quantity: QuantityDecimal.optional().describe('The quantity the unit amount is the price of (BT-149), such as `"100"` for a price per hundred; default `"1"`. The line amount is round_half_up(quantity × unit amount / price_base_quantity) − discount.'),
   discount: DiscountInput.nullable().optional().describe('Null or absent: no discount.'),
   unit_code: UnitCode.optional().describe(`UN/ECE Recommendation 20 unit of \`quantity\` (BT-130), any case, returned uppercase; default \`${DEFAULT_UNIT_CODE}\` (one).`),
   tax_category: TaxCategory.optional().describe(
@@ -118,7 +139,15 @@ const itemFields = {
     .optional()
     .describe(`Why no VAT is charged (BT-120), such as "Reverse charge": required for \`E\`, \`AE\`, \`K\`, \`G\` and \`O\`, refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
   period: PeriodInput.nullable().optional().describe('The billing period of the line (BG-26), both days included, on ad-hoc and catalog lines; frozen at finalization. Null or absent: none.'),
+  tax_exemption_reason_code: optionalVatexCode()
+    .optional()
+    .describe(`CEF VATEX code of the exemption (BT-121), such as \`VATEX-EU-AE\`; satisfies the rule for \`E\`, \`AE\`, \`K\`, \`G\`, \`O\` like \`tax_exemption_reason\` does, and is refused for \`S\` and \`Z\`. ${OPTIONAL_TEXT_RULE}`),
+  sku: optionalText(100).optional().describe(`The seller’s item identifier (BT-155). ${OPTIONAL_TEXT_RULE}`),
+  standard_id: optionalText(100).optional().describe(`A standard item identifier such as a GTIN (BT-157); needs \`standard_id_scheme\`. ${OPTIONAL_TEXT_RULE}`),
+  standard_id_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`standard_id\`, such as \`0160\` (GTIN). ${OPTIONAL_TEXT_RULE}`),
+  note: optionalText(1000).optional().describe(`A note on the line (BT-127). ${OPTIONAL_TEXT_RULE}`),
 };
+const unit_amount_decimal = UnitAmountDecimal.optional().describe('A unit amount in minor units with up to 6 decimals (BT-146), as a string such as `"0.125"`, instead of `unit_amount`; ad-hoc lines only.');
 const { price, unit_amount, tax_rate, description, ...lineFields } = itemFields;
 
 /** The two kinds of line, for the document (the parser below checks the same rules with messages that name them). */
@@ -138,6 +167,14 @@ const TAX_CATEGORY_CONDITIONS = [
   EXEMPTION_REASON_CONDITION,
 ];
 
+/** An ad-hoc line's unit amount: exactly one of the integer and the decimal form. */
+const UNIT_AMOUNT_ONE_OF = {
+  oneOf: [
+    { required: ['unit_amount'], properties: { unit_amount: { type: 'integer' } } },
+    { required: ['unit_amount_decimal'], properties: { unit_amount_decimal: { type: 'string' } } },
+  ],
+};
+
 const CatalogLineInput = z
   .strictObject({ price, description: description.optional().describe('Overrides the product name.'), ...lineFields })
   .describe('A catalog line: unit amount, currency and tax rate come from the price, which must be active and in the invoice currency; the description defaults to the product name. `tax_category` is checked against the price’s rate; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
@@ -147,12 +184,13 @@ const CatalogLineInput = z
 const AdHocLineInput = z
   .strictObject({
     description: description.describe('What is invoiced.'),
-    unit_amount,
+    unit_amount: unit_amount.optional().describe('Minor units of the invoice currency; this or `unit_amount_decimal` is required.'),
+    unit_amount_decimal,
     tax_rate: tax_rate.optional().describe('Default 0.'),
     ...lineFields,
   })
-  .describe('An ad-hoc line: description and unit amount as sent. `S` needs a rate above 0; `Z`, `AE`, `K`, `G`, `O` need rate 0; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
-  .meta({ allOf: TAX_CATEGORY_CONDITIONS });
+  .describe('An ad-hoc line: description and unit amount (`unit_amount` or `unit_amount_decimal`) as sent. `S` needs a rate above 0; `Z`, `AE`, `K`, `G`, `O` need rate 0; `E`, `AE`, `K`, `G`, `O` need a `tax_exemption_reason`, which the others refuse.')
+  .meta({ allOf: [UNIT_AMOUNT_ONE_OF, ...TAX_CATEGORY_CONDITIONS] });
 
 /**
  * One line as sent: a catalog line names a `price` (unit amount, currency and tax rate come from
@@ -164,21 +202,27 @@ export const InvoiceItemInput = z
     ...itemFields,
     price: price.optional(),
     description: description.optional().describe('Required on ad-hoc lines; overrides the product name on catalog lines.'),
-    unit_amount: unit_amount.optional().describe('Required on ad-hoc lines, in minor units of the invoice currency; refused on catalog lines.'),
+    unit_amount: unit_amount.optional().describe('Required on ad-hoc lines (or `unit_amount_decimal`), in minor units of the invoice currency; refused on catalog lines.'),
+    unit_amount_decimal,
     tax_rate: tax_rate.optional().describe('Ad-hoc lines only; default 0. Catalog lines take the price’s rate.'),
   })
   .superRefine((item, ctx) => {
     const refuse = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+    if (item.quantity !== undefined && item.quantity_decimal !== undefined) refuse('quantity_decimal', 'replaces quantity; send one of them');
+    if (item.standard_id != null && item.standard_id_scheme == null) refuse('standard_id_scheme', 'is required with standard_id');
     if (item.price !== undefined) {
       if (item.unit_amount !== undefined) refuse('unit_amount', 'comes from the price; leave it out on a line with price');
+      if (item.unit_amount_decimal !== undefined) refuse('unit_amount_decimal', 'comes from the price; leave it out on a line with price');
       if (item.tax_rate !== undefined) refuse('tax_rate', 'comes from the price; leave it out on a line with price');
     } else {
       if (item.description === undefined) refuse('description', 'is required on a line without price');
-      if (item.unit_amount === undefined) refuse('unit_amount', 'is required on a line without price');
+      if (item.unit_amount === undefined && item.unit_amount_decimal === undefined) refuse('unit_amount', 'is required on a line without price (or unit_amount_decimal)');
+      if (item.unit_amount !== undefined && item.unit_amount_decimal !== undefined) refuse('unit_amount_decimal', 'replaces unit_amount; send one of them');
       // A catalog line's rate is known only once its price is read: billing checks those lines then.
       const taxRate = item.tax_rate ?? 0;
       const taxCategory = item.tax_category ?? defaultTaxCategory(taxRate);
-      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason: item.tax_exemption_reason ?? null })) refuse(issue.field, issue.message);
+      const taxExemptionReason = item.tax_exemption_reason ?? item.tax_exemption_reason_code ?? null;
+      for (const issue of taxCategoryIssues({ taxCategory, taxRate, taxExemptionReason })) refuse(issue.field, issue.message);
     }
   })
   .describe('A catalog line (with `price`) or an ad-hoc line (with `description` and `unit_amount`).')
@@ -193,17 +237,25 @@ export const InvoiceLine = z
     price: z.string().nullable().describe('`price_` ID of a catalog line; null for ad-hoc lines.'),
     product: z.string().nullable().describe('`prod_` ID of a catalog line; null for ad-hoc lines.'),
     description: z.string(),
-    quantity: z.int(),
-    unit_amount: z.int().describe('Minor units per unit.'),
+    quantity: z.int().describe('The quantity; for a line sent with `quantity_decimal`, that rounded half up (the amount uses the exact one).'),
+    quantity_decimal: z.string().describe('The exact quantity (BT-129) as a decimal string: `"3"` for `quantity` 3, `"7.5"` as sent.').meta({ example: '7.5' }),
+    unit_amount: z.int().describe('Minor units per unit; for a line sent with `unit_amount_decimal`, that rounded half up (the amount uses the exact one).'),
+    unit_amount_decimal: z.string().describe('The exact unit amount in minor units (BT-146) as a decimal string: `"1500"`, or `"0.125"` as sent.').meta({ example: '1500' }),
+    price_base_quantity: z.string().describe('The quantity the unit amount is the price of (BT-149); `"1"` unless sent.').meta({ example: '1' }),
     discount: Discount.nullable(),
     discount_amount: z.int().describe('The discount in minor units.'),
     tax_rate: z.number().describe('Percentage: 8.5 means 8.5 percent.'),
-    amount: z.int().describe('quantity × unit_amount − discount_amount.'),
+    amount: z.int().describe('round_half_up(quantity_decimal × unit_amount_decimal / price_base_quantity) − discount_amount: quantity × unit_amount − discount_amount for whole quantities and amounts.'),
     tax: z.int().describe(`This line's share of its VAT group's tax. ${TAX_RULE}`),
     unit_code: z.string().describe(`UN/ECE Recommendation 20 unit code (BT-130); \`${DEFAULT_UNIT_CODE}\` unless sent.`).meta({ example: DEFAULT_UNIT_CODE }),
     tax_category: TaxCategory.describe('VAT category code (BT-151).'),
     tax_exemption_reason: z.string().nullable().describe('Why no VAT is charged (BT-120); null for `S` and `Z`.'),
     period: Period.nullable().describe('The billing period of the line (BG-26), both days included; null when none was set.'),
+    tax_exemption_reason_code: z.string().nullable().describe('CEF VATEX code (BT-121); null when none was sent.'),
+    sku: z.string().nullable().describe('The seller’s item identifier (BT-155).'),
+    standard_id: z.string().nullable().describe('Standard item identifier (BT-157).'),
+    standard_id_scheme: z.string().nullable().describe('ISO 6523 ICD scheme of `standard_id`.'),
+    note: z.string().nullable().describe('Line note (BT-127).'),
   })
   .meta({ id: 'InvoiceLine' });
 export type InvoiceLine = z.infer<typeof InvoiceLine>;
@@ -225,6 +277,11 @@ export const BusinessSnapshot = z
       .describe('Seller electronic address (BT-34): the account’s, else its email; null when it had neither.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is.'),
     payment_account: PaymentAccount.nullable().describe('Credit transfer account (BG-17), payment means code 58.'),
+    trading_name: z.string().nullable().describe('Seller trading name (BT-28).'),
+    registration_id: z.string().nullable().describe('Seller legal registration identifier (BT-30), such as a commercial register number.'),
+    registration_id_scheme: z.string().nullable().describe('ISO 6523 ICD scheme of `registration_id`.'),
+    legal_info: z.string().nullable().describe('Seller additional legal information (BT-33), such as share capital or register court.'),
+    tax_representative: TaxRepresentative.nullable().describe('The seller’s tax representative (BG-11).'),
   })
   .describe('The seller as it was at finalization; `tax_id` is the seller VAT identifier (BT-31). Invoices finalized before these e-invoice fields existed show them as null.')
   .meta({ id: 'BusinessSnapshot' });
@@ -240,6 +297,9 @@ export const CustomerSnapshot = z
     electronic_address: z.string().nullable().describe('Buyer electronic address (BT-49): the customer’s, else its email; null when it had neither.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address` (`EM` for an email address); null exactly when the address is.'),
     buyer_reference: z.string().nullable().describe('The customer’s default buyer reference at finalization.'),
+    identifier: z.string().nullable().describe('Buyer identifier (BT-46).'),
+    identifier_scheme: z.string().nullable().describe('ISO 6523 ICD scheme of `identifier`.'),
+    contact_name: z.string().nullable().describe('Buyer contact point (BT-56).'),
   })
   .describe('The customer as it was at finalization. Invoices finalized before the e-invoice fields existed show them as null.')
   .meta({ id: 'CustomerSnapshot' });
@@ -258,12 +318,15 @@ const invoiceFields = {
   issue_date: CalendarDate,
   due_date: CalendarDate.nullable(),
   days_until_due: z.int().nullable().describe('The days that set `due_date`, when it was set that way.'),
-  subtotal: z.int().describe('Σ quantity × unit_amount.'),
-  discount_total: z.int(),
-  taxable_amount: z.int().describe('subtotal − discount_total.'),
+  subtotal: z.int().describe('Σ of the lines before their discounts: Σ round_half_up(quantity × unit amount / price_base_quantity).'),
+  discount_total: z.int().describe('Σ of the line discounts.'),
+  allowance_total: z.int().describe('Σ of the document-level `allowances` (BT-107).'),
+  charge_total: z.int().describe('Σ of the document-level `charges` (BT-108).'),
+  taxable_amount: z.int().describe('subtotal − discount_total − allowance_total + charge_total (BT-109).'),
   tax_total: z.int().describe(TAX_RULE),
   total: z.int().describe('taxable_amount + tax_total.'),
-  amount_due: z.int().describe('0 while draft; total while open or overdue (partial payments do not change it); 0 once paid or void.'),
+  prepaid_amount: z.int().describe('Paid before the invoice was issued (BT-113); 0 unless sent.'),
+  amount_due: z.int().describe('0 while draft; total − prepaid_amount while open or overdue (partial payments do not change it); 0 once paid or void.'),
   amount_paid: z.int().describe('Σ of the invoice’s payments (GET /invoices/{id}/payments).'),
   amount_remaining: z.int().describe('amount_due − amount_paid while open or overdue: what is still to be paid; 0 for drafts, paid and void invoices. The payment that brings it to 0 makes the invoice paid.'),
   remittance_reference: z
@@ -280,6 +343,20 @@ const invoiceFields = {
   purchase_order: z.string().nullable().describe('Purchase order reference (BT-13).'),
   delivery_date: CalendarDate.nullable().describe('Actual delivery date (BT-72). On a draft as sent; finalization fills an empty one with `issue_date` unless a `service_period` is set.'),
   service_period: Period.nullable().describe('The period the invoice bills services for (BG-14); documents print it instead of a delivery date.'),
+  allowances: z.array(DocumentAllowanceCharge).describe('Document-level allowances (BG-20), in order.'),
+  charges: z.array(DocumentAllowanceCharge).describe('Document-level charges (BG-21), in order.'),
+  tax_currency: z.string().nullable().describe('The currency VAT is accounted in (BT-6); null when it is the invoice currency.'),
+  tax_exchange_rate: z.string().nullable().describe('Units of `tax_currency` per one unit of the invoice currency, as a decimal string.'),
+  tax_total_in_tax_currency: z
+    .int()
+    .nullable()
+    .describe('The VAT total in `tax_currency` (BT-111), minor units of that currency: round_half_up(tax_total × tax_exchange_rate), converted between the two currencies’ minor units; null without a tax currency.'),
+  payment_means: z
+    .array(PaymentMeans)
+    .describe('How to pay (BG-16): as sent on a draft ([] means the account’s); at finalization the invoice’s own, else the account’s entries of its first entry’s type, frozen. Entries share one type.'),
+  payee: Payee.nullable().describe('The party paid when it is not the seller (BG-10).'),
+  preceding_invoice: PrecedingInvoice.nullable().describe('An earlier invoice this one refers to (BG-3).'),
+  attachments: z.array(InvoiceAttachment).describe('Supporting documents (BG-24), embedded in the e-invoices; added and removed on drafts only.'),
   locale: z
     .string()
     .nullable()
@@ -347,6 +424,13 @@ const invoiceInputFields = {
     .optional()
     .describe(`Actual delivery date (BT-72). Empty: finalization takes \`issue_date\`, unless \`service_period\` is set. ${OPTIONAL_TEXT_RULE}`),
   service_period: PeriodInput.nullable().optional().describe('The period billed (BG-14), `start` ≤ `end`; null removes it.'),
+  allowances: z.array(DocumentAllowanceInput).max(ALLOWANCES_MAX).optional().describe(`Document-level allowances (BG-20), at most ${ALLOWANCES_MAX}; replaces the list.`),
+  charges: z.array(DocumentChargeInput).max(ALLOWANCES_MAX).optional().describe(`Document-level charges (BG-21) such as freight, at most ${ALLOWANCES_MAX}; replaces the list.`),
+  prepaid_amount: MinorAmount.optional().describe('Paid before the invoice was issued (BT-113), in minor units; at most the total. At finalization amount_due = total − prepaid_amount; an invoice whose prepaid amount is its total is paid at finalization.'),
+  ...taxCurrencyInputFields,
+  payment_means: invoicePaymentMeansInput.optional().describe('How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type.'),
+  payee: PayeeInput.nullable().optional(),
+  preceding_invoice: PrecedingInvoiceInput.nullable().optional().describe('An earlier invoice this one refers to (BG-3); null removes it.'),
 };
 
 export const CreateInvoiceBody = z

@@ -17,6 +17,7 @@ import {
 } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { Locale } from '../locales.ts';
+import { optionalIdentifierScheme } from '../billing/business-terms.ts';
 import { defineOperation } from '../operation.ts';
 
 /** A person or business that is invoiced. */
@@ -32,6 +33,9 @@ export const Customer = z
     electronic_address: z.string().nullable().describe('Where e-invoices are delivered (EN 16931 BT-49); e-invoices use `email` when null.'),
     electronic_address_scheme: z.string().nullable().describe('EAS code of `electronic_address`; null means an email address (`EM`).'),
     buyer_reference: z.string().nullable().describe('Default buyer reference of this customer’s invoices (BT-10): for German public buyers the Leitweg-ID, which XRechnung requires.'),
+    identifier: z.string().nullable().describe('Buyer identifier (BT-46), such as a GLN.'),
+    identifier_scheme: z.string().nullable().describe('ISO 6523 ICD scheme of `identifier`, such as `0088` (GLN).'),
+    contact_name: z.string().nullable().describe('Buyer contact point (BT-56), a person or department.'),
     preferred_locale: z
       .string()
       .nullable()
@@ -60,6 +64,9 @@ const einvoiceFields = {
   electronic_address: electronicAddress.optional(),
   electronic_address_scheme: electronicAddressScheme.optional(),
   buyer_reference: buyerReference.optional(),
+  identifier: optionalText(100).optional().describe(`Buyer identifier (BT-46); e-invoices give it with \`identifier_scheme\` when set. ${OPTIONAL_TEXT_RULE}`),
+  identifier_scheme: optionalIdentifierScheme().optional().describe(`ISO 6523 ICD scheme of \`identifier\`, such as \`0088\` (GLN). ${OPTIONAL_TEXT_RULE}`),
+  contact_name: optionalText(200).optional().describe(`Buyer contact point (BT-56). ${OPTIONAL_TEXT_RULE}`),
 };
 const preferredLocale = Locale.nullable().describe('BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`.');
 

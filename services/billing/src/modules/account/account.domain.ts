@@ -111,6 +111,12 @@ export const accountView = (row: AccountRow): Account => ({
   electronic_address: row.electronicAddress ?? null,
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   payment_account: row.paymentAccount ?? null,
+  payment_means: [], // #25 placeholder: parties and payment means
+  trading_name: null, // #25 placeholder
+  registration_id: null, // #25 placeholder
+  registration_id_scheme: null, // #25 placeholder
+  legal_info: null, // #25 placeholder
+  tax_representative: null, // #25 placeholder
   pdf_format: row.pdfFormat ?? 'standard',
   locale: row.locale,
   einvoice_required: row.einvoiceRequired,
@@ -148,4 +154,9 @@ export const businessSnapshotOf = (row: AccountRow): BusinessSnapshot => ({
   contact_name: row.contactName ?? null,
   ...electronicAddressOf(row),
   payment_account: row.paymentAccount ?? null,
+  trading_name: null, // #25 placeholder: parties and payment means
+  registration_id: null, // #25 placeholder
+  registration_id_scheme: null, // #25 placeholder
+  legal_info: null, // #25 placeholder
+  tax_representative: null, // #25 placeholder
 });

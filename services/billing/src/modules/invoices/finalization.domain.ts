@@ -50,6 +50,9 @@ export const customerSnapshotOf = (customer: Customer): CustomerSnapshot => ({
   tax_id: customer.tax_id,
   ...electronicAddressOf({ electronicAddress: customer.electronic_address, electronicAddressScheme: customer.electronic_address_scheme, email: customer.email }),
   buyer_reference: customer.buyer_reference,
+  identifier: null, // #25 placeholder: parties
+  identifier_scheme: null, // #25 placeholder
+  contact_name: null, // #25 placeholder
 });
 
 /**

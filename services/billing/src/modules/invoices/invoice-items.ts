@@ -66,7 +66,7 @@ export const resolveItems = async (
   const prices = new Map(await Promise.all(priceIds.map(async (id) => [id, await lookUpPrice(catalog, actor, id)] as const)));
   const issues: FieldIssue[] = [];
   const drafts = items.map((item, index): LineDraft => {
-    const common = { quantity: item.quantity, discount: toLineDiscount(item.discount), period: item.period ?? null };
+    const common = { quantity: item.quantity ?? 1, discount: toLineDiscount(item.discount), period: item.period ?? null };
     const catalogPrice = item.price ? prices.get(item.price) : undefined;
     if (!catalogPrice) {
       const taxRate = item.tax_rate ?? 0;

@@ -356,11 +356,30 @@ export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   tax_category: row.taxCategory,
   tax_exemption_reason: row.taxExemptionReason ?? null,
   period: periodOf(row),
+  quantity_decimal: String(row.quantity), // #25 placeholder: arithmetic (decimal lines)
+  unit_amount_decimal: String(row.unitAmount), // #25 placeholder
+  price_base_quantity: '1', // #25 placeholder
+  tax_exemption_reason_code: null, // #25 placeholder: line terms
+  sku: null, // #25 placeholder
+  standard_id: null, // #25 placeholder
+  standard_id_scheme: null, // #25 placeholder
+  note: null, // #25 placeholder
 });
 
 // Snapshots frozen before the e-invoice fields existed lack their keys: they read as null.
-const BUSINESS_SNAPSHOT_ADDITIONS = { phone: null, contact_name: null, electronic_address: null, electronic_address_scheme: null, payment_account: null };
-const CUSTOMER_SNAPSHOT_ADDITIONS = { electronic_address: null, electronic_address_scheme: null, buyer_reference: null };
+const BUSINESS_SNAPSHOT_ADDITIONS = {
+  phone: null,
+  contact_name: null,
+  electronic_address: null,
+  electronic_address_scheme: null,
+  payment_account: null,
+  trading_name: null,
+  registration_id: null,
+  registration_id_scheme: null,
+  legal_info: null,
+  tax_representative: null,
+};
+const CUSTOMER_SNAPSHOT_ADDITIONS = { electronic_address: null, electronic_address_scheme: null, buyer_reference: null, identifier: null, identifier_scheme: null, contact_name: null };
 const businessSnapshotView = (snapshot: BusinessSnapshot | null | undefined): BusinessSnapshot | null => (snapshot ? { ...BUSINESS_SNAPSHOT_ADDITIONS, ...snapshot } : null);
 const customerSnapshotView = (snapshot: CustomerSnapshot | null | undefined): CustomerSnapshot | null => (snapshot ? { ...CUSTOMER_SNAPSHOT_ADDITIONS, ...snapshot } : null);
 
@@ -381,9 +400,12 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   days_until_due: row.daysUntilDue ?? null,
   subtotal: row.subtotal,
   discount_total: row.discountTotal,
+  allowance_total: 0, // #25 placeholder: arithmetic (allowances, charges)
+  charge_total: 0, // #25 placeholder
   taxable_amount: row.taxableAmount,
   tax_total: row.taxTotal,
   total: row.total,
+  prepaid_amount: 0, // #25 placeholder: arithmetic (prepaid)
   amount_due: row.amountDue,
   amount_paid: row.amountPaid,
   amount_remaining: amountRemainingOf(row),
@@ -395,6 +417,15 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   delivery_date: row.deliveryDate ?? null,
   service_period: row.servicePeriodStart && row.servicePeriodEnd ? { start: row.servicePeriodStart, end: row.servicePeriodEnd } : null,
   locale: row.locale ?? null,
+  allowances: [], // #25 placeholder: arithmetic
+  charges: [], // #25 placeholder
+  tax_currency: null, // #25 placeholder
+  tax_exchange_rate: null, // #25 placeholder
+  tax_total_in_tax_currency: null, // #25 placeholder
+  payment_means: [], // #25 placeholder: parties and payment means
+  payee: null, // #25 placeholder
+  preceding_invoice: null, // #25 placeholder
+  attachments: [], // #25 placeholder: attachments
   business_snapshot: businessSnapshotView(row.businessSnapshot),
   customer_snapshot: customerSnapshotView(row.customerSnapshot),
   public_url_token: row.publicUrlToken ?? null,

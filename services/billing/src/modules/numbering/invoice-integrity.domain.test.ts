@@ -33,6 +33,18 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   purchase_order: null,
   delivery_date: '2026-11-22',
   service_period: null,
+  allowance_total: 0,
+  charge_total: 0,
+  prepaid_amount: 0,
+  allowances: [],
+  charges: [],
+  tax_currency: null,
+  tax_exchange_rate: null,
+  tax_total_in_tax_currency: null,
+  payment_means: [],
+  payee: null,
+  preceding_invoice: null,
+  attachments: [],
   locale: 'en',
   business_snapshot: {
     business_name: 'Seller',
@@ -46,8 +58,9 @@ const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
     electronic_address: null,
     electronic_address_scheme: null,
     payment_account: null,
+    trading_name: null, registration_id: null, registration_id_scheme: null, legal_info: null, tax_representative: null,
   },
-  customer_snapshot: { name: 'Müller GmbH', email: null, address, tax_id: null, electronic_address: null, electronic_address_scheme: null, buyer_reference: null },
+  customer_snapshot: { name: 'Müller GmbH', email: null, address, tax_id: null, electronic_address: null, electronic_address_scheme: null, buyer_reference: null, identifier: null, identifier_scheme: null, contact_name: null },
   public_url_token: 'tok',
   public_url: 'http://localhost:8080/i/tok',
   finalized_at: '2026-11-22T10:00:00.000Z',
@@ -104,6 +117,7 @@ describe('invoice integrity', () => {
       tax_category: 'S' as const,
       tax_exemption_reason: null,
       period: null,
+      quantity_decimal: '1', unit_amount_decimal: '1000', price_base_quantity: '1', tax_exemption_reason_code: null, sku: null, standard_id: null, standard_id_scheme: null, note: null,
     };
     const withDiscount = (discount: unknown) => makeInvoice({ lines: { object: 'list', data: [{ ...line, discount } as Invoice['lines']['data'][number]] } });
     // Invoices finalized while responses carried both keys were hashed that way; verify must still match them.
@@ -149,6 +163,7 @@ describe('document version 1 (invoices finalized before issue #12)', () => {
     tax_category: 'S' as const,
     tax_exemption_reason: null,
     period: null,
+    quantity_decimal: '1', unit_amount_decimal: '1000', price_base_quantity: '1', tax_exemption_reason_code: null, sku: null, standard_id: null, standard_id_scheme: null, note: null,
     ...overrides,
   });
   // The invoice as reads show it today: the old snapshots' new keys read as null, the lines carry their defaults.
@@ -163,9 +178,9 @@ describe('document version 1 (invoices finalized before issue #12)', () => {
     delivery_date: null,
     business_snapshot: {
       business_name: 'Seller GmbH', email: 'seller@example.com', address: v1Address, tax_id: 'DE111111111', payment_instructions: 'IBAN DE89', brand_color: '#1A2B3C',
-      phone: null, contact_name: null, electronic_address: null, electronic_address_scheme: null, payment_account: null,
+      phone: null, contact_name: null, electronic_address: null, electronic_address_scheme: null, payment_account: null, trading_name: null, registration_id: null, registration_id_scheme: null, legal_info: null, tax_representative: null,
     },
-    customer_snapshot: { name: 'Müller GmbH', email: 'billing@mueller.example', address: v1Address, tax_id: 'DE123456789', electronic_address: null, electronic_address_scheme: null, buyer_reference: null },
+    customer_snapshot: { name: 'Müller GmbH', email: 'billing@mueller.example', address: v1Address, tax_id: 'DE123456789', electronic_address: null, electronic_address_scheme: null, buyer_reference: null, identifier: null, identifier_scheme: null, contact_name: null },
     lines: {
       object: 'list',
       data: [

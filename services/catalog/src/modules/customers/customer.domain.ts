@@ -81,6 +81,9 @@ export const customerView = (row: CustomerRow): Customer => ({
   electronic_address: row.electronicAddress ?? null,
   electronic_address_scheme: row.electronicAddressScheme ?? null,
   buyer_reference: row.buyerReference ?? null,
+  identifier: null, // #25 placeholder: parties (catalog customer fields)
+  identifier_scheme: null, // #25 placeholder
+  contact_name: null, // #25 placeholder
   preferred_locale: row.preferredLocale ?? null,
   email_status: row.emailStatus ?? 'ok',
   deleted: row.deleted,
