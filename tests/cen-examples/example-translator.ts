@@ -1,5 +1,21 @@
 import type { z } from 'zod';
-import { type AddressInput, CreateCustomerBody, CreateInvoiceBody, Iban, InvoiceItemInput, minorUnitExponent, OPERATIONS, UpdateAccountBody } from '@invoicing/contracts';
+import {
+  type AddressInput,
+  ALLOWANCE_REASON_CODES,
+  ATTACHMENT_CONTENT_TYPES,
+  CreateCustomerBody,
+  CreateInvoiceAttachmentBody,
+  CreateInvoiceBody,
+  DocumentAllowanceInput,
+  DocumentChargeInput,
+  Iban,
+  InvoiceItemInput,
+  minorUnitExponent,
+  OPERATIONS,
+  PAYMENT_MEANS_CODES,
+  PaymentMeansInput,
+  UpdateAccountBody,
+} from '@invoicing/contracts';
 import { type BusinessTerms, comparePaths, termOf } from './business-terms.ts';
 import { decimalPlaces, divideRounded, isIntegerDecimal, isNegative, multiplyDecimal, shiftDecimal } from './exact-decimal.ts';
 
@@ -10,78 +26,22 @@ import { decimalPlaces, divideRounded, isIntegerDecimal, isNegative, multiplyDec
  */
 
 // ---------------------------------------------------------------- request shapes
-// The fields decisions.md names that the contracts do not have yet. Each intersects the contract's
-// own input type, so a field the contracts define differently fails the typecheck here; once the
-// commit "Contracts: EN 16931 business terms" is merged, these interfaces shrink to nothing.
-interface PlannedAccountFields {
-  trading_name?: string;
-  registration_id?: string;
-  registration_id_scheme?: string;
-  legal_info?: string;
-  tax_representative?: { name: string; tax_id: string; address?: AddressInput };
-}
-interface PlannedCustomerFields {
-  identifier?: string;
-  identifier_scheme?: string;
-  contact_name?: string;
-}
-interface PlannedLineFields {
-  quantity_decimal?: string;
-  unit_amount_decimal?: string;
-  price_base_quantity?: string;
-  tax_exemption_reason_code?: string;
-  sku?: string;
-  standard_id?: string;
-  standard_id_scheme?: string;
-  note?: string;
-}
-export interface AllowanceChargeRequest {
-  amount?: number;
-  percent?: number;
-  base_amount?: number;
-  reason?: string;
-  reason_code?: string;
-  tax_category?: string;
-  tax_rate?: number;
-}
-export interface PaymentMeansRequest {
-  type: 'credit_transfer' | 'sepa_direct_debit' | 'card' | 'paypal' | 'other';
-  information?: string;
-  iban?: string;
-  bic?: string;
-  account_name?: string;
-  mandate_reference?: string;
-  creditor_id?: string;
-  debited_iban?: string;
-  card_last4?: string;
-  card_holder?: string;
-}
-interface PlannedInvoiceFields {
-  allowances?: AllowanceChargeRequest[];
-  charges?: AllowanceChargeRequest[];
-  prepaid_amount?: number;
-  payment_means?: PaymentMeansRequest[];
-  payee?: { name: string; identifier?: string; legal_registration_id?: string };
-  tax_currency?: string;
-  tax_exchange_rate?: string;
-  preceding_invoice?: { number: string; issue_date?: string };
-}
+// The contracts' own input types: a translation that sends a field the contracts shape otherwise fails the typecheck.
+export type AccountRequest = z.input<typeof UpdateAccountBody>;
+export type CustomerRequest = z.input<typeof CreateCustomerBody>;
+export type LineRequest = z.input<typeof InvoiceItemInput>;
+export type InvoiceRequest = Omit<z.input<typeof CreateInvoiceBody>, 'customer' | 'items'> & { items: LineRequest[] };
+export type AllowanceChargeRequest = z.input<typeof DocumentAllowanceInput> & z.input<typeof DocumentChargeInput>;
+export type PaymentMeansRequest = z.input<typeof PaymentMeansInput>;
+export type AttachmentRequest = z.input<typeof CreateInvoiceAttachmentBody>;
 
-export type AccountRequest = z.input<typeof UpdateAccountBody> & PlannedAccountFields;
-export type CustomerRequest = z.input<typeof CreateCustomerBody> & PlannedCustomerFields;
-export type LineRequest = z.input<typeof InvoiceItemInput> & PlannedLineFields;
-export type InvoiceRequest = Omit<z.input<typeof CreateInvoiceBody>, 'customer' | 'items'> & PlannedInvoiceFields & { items: LineRequest[] };
-export interface AttachmentRequest {
-  filename: string;
-  content_type: string;
-  content_base64: string;
-  description?: string;
-}
-
-/** decisions.md, "Supporting documents (BG-24)". */
-const ATTACHMENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.oasis.opendocument.spreadsheet'];
-/** decisions.md, `payment_means.type` with its UNTDID 4461 code. */
-const PAYMENT_MEANS_TYPES: Record<string, PaymentMeansRequest['type']> = { '58': 'credit_transfer', '59': 'sepa_direct_debit', '48': 'card', '68': 'paypal', '1': 'other' };
+const ATTACHMENT_TYPES: readonly string[] = ATTACHMENT_CONTENT_TYPES;
+/** The first bytes the API checks an attachment's content against. */
+const CONTENT_SIGNATURES: Record<string, Buffer> = { 'application/pdf': Buffer.from('%PDF-'), 'image/png': Buffer.from([0x89, 0x50, 0x4e, 0x47]), 'image/jpeg': Buffer.from([0xff, 0xd8, 0xff]) };
+const PAYMENT_MEANS_TYPES = Object.fromEntries(Object.entries(PAYMENT_MEANS_CODES).map(([type, code]) => [code, type])) as Record<string, PaymentMeansRequest['type']>;
+/** ISO 6523 ICD, as the contracts take identifier schemes. */
+const ICD_SCHEME = /^\d{4}$/;
+const VATEX = /^VATEX-[A-Z0-9-]{2,25}$/;
 const TAX_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'];
 const EXEMPT_CATEGORIES = ['E', 'AE', 'K', 'G', 'O'];
 /** What every line discount of ours says in BG-27 (services/documents: reason "Discount", UNTDID 5189 code 95). */
@@ -356,6 +316,14 @@ const addressOf = (context: Context, [line1, line2, line3, city, postalCode, sta
   return Object.keys(present).length ? present : undefined;
 };
 
+/** An identifier scheme the contracts take (ISO 6523 ICD, four digits), else refused. */
+const icdScheme = (context: Context, path: string): string | undefined => {
+  const scheme = get(context, path);
+  if (scheme === undefined || ICD_SCHEME.test(scheme)) return scheme;
+  refuse(context, path, `identifier scheme ${scheme}: the API takes ISO 6523 ICD codes of four digits`);
+  return undefined;
+};
+
 const sellerAccount = (context: Context): AccountRequest => {
   const vat = get(context, 'BT-31');
   const taxRegistration = get(context, 'BT-32');
@@ -364,7 +332,7 @@ const sellerAccount = (context: Context): AccountRequest => {
     business_name: get(context, 'BT-27'),
     trading_name: use(context, 'account.trading_name', get(context, 'BT-28')),
     registration_id: use(context, 'account.registration_id', get(context, 'BT-30')),
-    registration_id_scheme: use(context, 'account.registration_id_scheme', get(context, 'BT-30-1')),
+    registration_id_scheme: use(context, 'account.registration_id_scheme', icdScheme(context, 'BT-30-1')),
     tax_id: vat ?? taxRegistration,
     legal_info: use(context, 'account.legal_info', get(context, 'BT-33')),
     electronic_address: get(context, 'BT-34'),
@@ -379,11 +347,10 @@ const sellerAccount = (context: Context): AccountRequest => {
   if (notes.length >= 2) account.payment_instructions = get(context, `BG-1[${notes[1]}]/BT-22`);
   for (const index of notes.slice(2)) refuse(context, `BG-1[${index}]/BT-22`, 'a third invoice note: the invoice has notes and the account payment_instructions, one note each');
   if (get(context, 'BT-62') !== undefined) {
-    account.tax_representative = use(context, 'account.tax_representative', {
-      name: get(context, 'BT-62')!,
-      tax_id: get(context, 'BT-63') ?? '',
-      address: addressOf(context, ['BT-64', 'BT-65', 'BT-164', 'BT-66', 'BT-67', 'BT-68', 'BT-69']),
-    });
+    const address = addressOf(context, ['BT-64', 'BT-65', 'BT-164', 'BT-66', 'BT-67', 'BT-68', 'BT-69']);
+    if (get(context, 'BT-63') === undefined || address?.country == null) {
+      for (const term of ['BT-62', 'BT-63', 'BT-64', 'BT-65', 'BT-66', 'BT-67', 'BT-68', 'BT-69']) refuse(context, term, 'a tax representative without a VAT identifier or country, which the API requires');
+    } else account.tax_representative = use(context, 'account.tax_representative', { name: get(context, 'BT-62')!, tax_id: get(context, 'BT-63')!, address });
   }
   return withoutUndefined(account);
 };
@@ -392,7 +359,7 @@ const buyerCustomer = (context: Context): CustomerRequest =>
   withoutUndefined({
     name: get(context, 'BT-44') ?? '',
     identifier: use(context, 'customer.identifier', get(context, 'BT-46')),
-    identifier_scheme: use(context, 'customer.identifier_scheme', get(context, 'BT-46-1')),
+    identifier_scheme: use(context, 'customer.identifier_scheme', icdScheme(context, 'BT-46-1')),
     tax_id: get(context, 'BT-48'),
     electronic_address: get(context, 'BT-49'),
     electronic_address_scheme: get(context, 'BT-49-1'),
@@ -412,12 +379,17 @@ const allowanceOrCharge = (context: Context, prefix: string, [amountTerm, baseTe
   const percent = percentOf(get(context, `${prefix}/${percentTerm}`), 2);
   const category = get(context, `${prefix}/${categoryTerm}`);
   if (category !== undefined && !TAX_CATEGORIES.includes(category)) context.unbuildable.push(`${prefix}/${categoryTerm} ${category}: not one of the API's VAT categories ${TAX_CATEGORIES.join(', ')}`);
-  const request: AllowanceChargeRequest = {
-    reason: get(context, `${prefix}/${reasonTerm}`),
-    reason_code: get(context, `${prefix}/${codeTerm}`),
-    tax_category: category,
-    tax_rate: percentOf(get(context, `${prefix}/${rateTerm}`), 4) ?? (category === 'O' ? 0 : undefined),
-  };
+  const charge = prefix.startsWith('BG-21');
+  let code = get(context, `${prefix}/${codeTerm}`);
+  if (code !== undefined && !(charge ? /^[A-Z]{1,3}$/.test(code) : (ALLOWANCE_REASON_CODES as readonly string[]).includes(code))) {
+    refuse(context, `${prefix}/${codeTerm}`, charge ? 'a charge reason code that is not UNTDID 7161 letters in uppercase, as the API takes and returns them' : `an allowance reason code outside the UNTDID 5189 codes the API takes (${ALLOWANCE_REASON_CODES.join(', ')})`);
+    code = undefined;
+  }
+  const reason = get(context, `${prefix}/${reasonTerm}`);
+  if (reason === undefined && code === undefined) context.unbuildable.push(`${prefix}: neither a reason nor a reason code the API takes, and it requires one`);
+  const rate = percentOf(get(context, `${prefix}/${rateTerm}`), 3) ?? (category !== undefined && category !== 'S' ? 0 : undefined);
+  if (rate === undefined) context.unbuildable.push(`${prefix}/${rateTerm}: the API requires the VAT rate of an allowance or charge (at most 3 decimals)`);
+  const request: AllowanceChargeRequest = { reason, reason_code: code, tax_category: category as AllowanceChargeRequest['tax_category'], tax_rate: rate ?? 0 };
   // The percent form only when the API's rule gives the example's amount from it.
   if (percent !== undefined && base !== undefined && amount !== undefined && Number(divideRounded(multiplyDecimal(String(base), String(percent)), '100')) === amount) {
     return withoutUndefined({ percent, base_amount: base, ...request });
@@ -425,6 +397,15 @@ const allowanceOrCharge = (context: Context, prefix: string, [amountTerm, baseTe
   refuse(context, `${prefix}/${baseTerm}`, 'allowance/charge base amount without a percentage that gives the amount: sent as { amount }');
   refuse(context, `${prefix}/${percentTerm}`, 'allowance/charge percentage whose amount the API would round otherwise: sent as { amount }');
   return withoutUndefined({ amount, ...request });
+};
+
+/** The fields each payment means type takes (the contracts refuse the others). */
+const TYPE_TERMS: Record<PaymentMeansRequest['type'], string[]> = {
+  credit_transfer: ['BG-17'],
+  sepa_direct_debit: ['BT-89', 'BT-90', 'BT-91'],
+  card: ['BT-87', 'BT-88'],
+  paypal: [],
+  other: [],
 };
 
 const paymentMeans = (context: Context): PaymentMeansRequest[] | undefined => {
@@ -436,16 +417,26 @@ const paymentMeans = (context: Context): PaymentMeansRequest[] | undefined => {
     type = get(context, 'BT-89') !== undefined || get(context, 'BT-91') !== undefined ? 'sepa_direct_debit' : indexesOf(context.terms, 'BG-17').length ? 'credit_transfer' : 'other';
     refuse(context, 'BT-81', `payment means code ${code}: the API's types are credit_transfer (58), sepa_direct_debit (59), card (48), paypal (68) and other (1)`);
   }
-  const shared = {
-    information: get(context, 'BT-82'),
-    mandate_reference: get(context, 'BT-89'),
-    creditor_id: get(context, 'BT-90'),
-    debited_iban: get(context, 'BT-91'),
-    card_holder: get(context, 'BT-88'),
-  };
-  const card = get(context, 'BT-87');
-  if (card !== undefined && !/^\d{4}$/.test(card)) refuse(context, 'BT-87', 'a card number other than its last 4 digits: the API keeps card_last4 only');
-  if (shared.debited_iban !== undefined && !Iban.safeParse(shared.debited_iban).success) refuse(context, 'BT-91', 'the debited account is not an IBAN with valid check digits');
+  // Terms of another type than the one sent: the contracts refuse them on this entry.
+  for (const [other, terms] of Object.entries(TYPE_TERMS)) {
+    if (other === type) continue;
+    for (const term of terms) for (const [path] of context.terms) if (path === term || path.startsWith(`${term}[`)) refuse(context, path, `a ${other} term on ${type} payment means: an invoice's payment means share one type`);
+  }
+  const information = get(context, 'BT-82');
+  if (type === 'sepa_direct_debit') {
+    const debited = get(context, 'BT-91');
+    const debitedValid = debited !== undefined && Iban.safeParse(debited).success;
+    if (debited !== undefined && !debitedValid) refuse(context, 'BT-91', 'the debited account is not an IBAN with valid check digits');
+    else if (debited !== undefined && debited !== debited.replace(/\s+/g, '').toUpperCase()) refuse(context, 'BT-91', 'an IBAN written with spaces or lowercase: the API stores and exports it without spaces, uppercase');
+    return use(context, 'invoice.payment_means', [withoutUndefined({ type, information, mandate_reference: get(context, 'BT-89'), creditor_id: get(context, 'BT-90'), debited_iban: debitedValid ? debited : undefined })]);
+  }
+  if (type === 'card') {
+    const card = get(context, 'BT-87');
+    const last = card !== undefined && /^\d{4,6}$/.test(card) ? card : undefined;
+    if (card !== undefined && last === undefined) refuse(context, 'BT-87', 'a card number other than its last 4 to 6 digits: the API keeps card_last4 only');
+    return use(context, 'invoice.payment_means', [withoutUndefined({ type, information, card_last4: last, card_holder: get(context, 'BT-88') })]);
+  }
+  if (type !== 'credit_transfer') return use(context, 'invoice.payment_means', [withoutUndefined({ type, information })]);
   const accounts = indexesOf(context.terms, 'BG-17').flatMap((index) => {
     const iban = get(context, `BG-17[${index}]/BT-84`)!;
     if (!Iban.safeParse(iban).success) {
@@ -456,21 +447,18 @@ const paymentMeans = (context: Context): PaymentMeansRequest[] | undefined => {
     if (iban !== iban.replace(/\s+/g, '').toUpperCase()) refuse(context, `BG-17[${index}]/BT-84`, 'an IBAN written with spaces or lowercase: the API stores and exports it without spaces, uppercase');
     return [{ iban, account_name: get(context, `BG-17[${index}]/BT-85`), bic: get(context, `BG-17[${index}]/BT-86`) }];
   });
-  if (type === 'credit_transfer' && accounts.length === 0) {
+  if (accounts.length === 0) {
     // A credit transfer names the account to pay into (BR-61): without one the API can take, no payment means at all.
     for (const term of ['BT-81', 'BT-82']) refuse(context, term, 'credit transfer without an account the API takes (an IBAN): no payment means is sent');
     return undefined;
   }
   // One credit-transfer account and nothing else: the account's payment_account, which the API has had from the start.
-  if (type === 'credit_transfer' && accounts.length === 1 && Object.values(shared).every((value) => value === undefined) && card === undefined) {
+  if (accounts.length === 1 && information === undefined) {
     const [account] = accounts as [{ iban: string; account_name?: string; bic?: string }];
     context.paymentAccount = withoutUndefined({ iban: account.iban, bic: account.bic, name: account.account_name });
     return undefined;
   }
-  const entries = (accounts.length ? accounts : [{}]).map((account, index) =>
-    withoutUndefined({ type, ...account, ...(index === 0 ? { ...shared, card_last4: card !== undefined && /^\d{4}$/.test(card) ? card : undefined } : {}) }) as PaymentMeansRequest,
-  );
-  return use(context, 'invoice.payment_means', entries);
+  return use(context, 'invoice.payment_means', accounts.map((account, index) => withoutUndefined({ type, ...account, information: index === 0 ? information : undefined })));
 };
 
 /**
@@ -493,7 +481,7 @@ const taxExchangeRate = (context: Context): string | undefined => {
   return undefined;
 };
 
-const lineOf = (context: Context, index: number, taxReasons: Map<string, { reason?: string; code?: string }>): LineRequest => {
+const lineOf = (context: Context, index: number, taxReasons: Map<string, { reason?: string; code?: string; path: string }>): LineRequest => {
   const at = (term: string) => `BG-25[${index}]/${term}`;
   const quantity = get(context, at('BT-129')) ?? '1';
   const price = get(context, at('BT-146')) ?? '0';
@@ -519,8 +507,7 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
     tax_category: category as LineRequest['tax_category'],
     note: use(context, 'line.note', get(context, at('BT-127'))),
     sku: use(context, 'line.sku', get(context, at('BT-155'))),
-    standard_id: use(context, 'line.standard_id', get(context, at('BT-157'))),
-    standard_id_scheme: use(context, 'line.standard_id_scheme', get(context, at('BT-157-1'))),
+    ...standardIdOf(context, at('BT-157')),
   };
   const start = get(context, at('BT-134'));
   const end = get(context, at('BT-135'));
@@ -529,7 +516,11 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
   if (EXEMPT_CATEGORIES.includes(category)) {
     const exemption = taxReasons.get(`${category}/${line.tax_rate}`);
     line.tax_exemption_reason = exemption?.reason;
-    line.tax_exemption_reason_code = use(context, 'line.tax_exemption_reason_code', exemption?.code);
+    const code = exemption?.code;
+    if (code !== undefined && !VATEX.test(code.toUpperCase())) refuse(context, exemption!.path, `exemption reason code ${code}: the API takes CEF VATEX codes`);
+    else if (code !== undefined && code !== code.toUpperCase()) refuse(context, exemption!.path, 'a VATEX code in lowercase: the API returns and exports it uppercase');
+    line.tax_exemption_reason_code = use(context, 'line.tax_exemption_reason_code', code !== undefined && VATEX.test(code.toUpperCase()) ? code : undefined);
+    if (line.tax_exemption_reason === undefined && line.tax_exemption_reason_code === undefined) context.unbuildable.push(`${at('BT-151')} ${category}: neither an exemption reason nor a VATEX code, and the API requires one`);
   }
 
   // The line discount: BG-27 as one allowance of ours (reason "Discount", code 95, base = subtotal).
@@ -595,6 +586,18 @@ const checkTaxBreakdown = (context: Context, invoice: InvoiceRequest): void => {
   }
 };
 
+/** BT-157 with its scheme, which the contracts require beside it (ISO 6523 ICD). */
+const standardIdOf = (context: Context, path: string): Pick<LineRequest, 'standard_id' | 'standard_id_scheme'> => {
+  const id = get(context, path);
+  if (id === undefined) return {};
+  const scheme = icdScheme(context, `${path}-1`);
+  if (scheme === undefined) {
+    refuse(context, path, 'a standard item identifier without an ISO 6523 ICD scheme, which the API requires beside it');
+    return {};
+  }
+  return { standard_id: use(context, 'line.standard_id', id), standard_id_scheme: use(context, 'line.standard_id_scheme', scheme) };
+};
+
 const canonicalOne = (value: string): boolean => shiftDecimal(value, 0) === '1';
 
 /** The API's line subtotal: round_half_up(quantity × unit_amount / price_base_quantity), in minor units. */
@@ -602,11 +605,11 @@ const lineSubtotal = (_context: Context, quantity: string, unitMinor: string, ba
   Number(divideRounded(multiplyDecimal(quantity, unitMinor), baseQuantity ?? '1'));
 
 const invoiceOf = (context: Context): InvoiceRequest => {
-  const taxReasons = new Map<string, { reason?: string; code?: string }>();
+  const taxReasons = new Map<string, { reason?: string; code?: string; path: string }>();
   for (const index of indexesOf(context.terms, 'BG-23')) {
     const category = get(context, `BG-23[${index}]/BT-118`) ?? '';
     const rate = percentOf(get(context, `BG-23[${index}]/BT-119`), 4) ?? 0;
-    taxReasons.set(`${category}/${rate}`, { reason: get(context, `BG-23[${index}]/BT-120`), code: get(context, `BG-23[${index}]/BT-121`) });
+    taxReasons.set(`${category}/${rate}`, { reason: get(context, `BG-23[${index}]/BT-120`), code: get(context, `BG-23[${index}]/BT-121`), path: `BG-23[${index}]/BT-121` });
   }
   const notes = indexesOf(context.terms, 'BG-1');
   for (const index of notes) refuse(context, `BG-1[${index}]/BT-21`, (TERM_RULES['BG-1/BT-21'] as { none: string }).none);
@@ -652,13 +655,14 @@ const attachmentsOf = (context: Context, embedded: ReadonlyMap<number, string>):
       content === undefined ? 'a supporting document that is only referenced (no embedded content): attachments are uploaded documents'
       : type === undefined || !ATTACHMENT_TYPES.includes(type) ? `an attachment of type ${type ?? '(none)'}: the API takes PDF, PNG, JPEG, CSV, XLSX and ODS`
       : filename === undefined ? 'an attachment without a file name, which the API requires'
+      : CONTENT_SIGNATURES[type] && !Buffer.from(content, 'base64').subarray(0, CONTENT_SIGNATURES[type].length).equals(CONTENT_SIGNATURES[type]) ? `an attachment whose bytes are not a ${type} file (the API checks the content against its type)`
       : undefined;
     if (reason !== undefined) {
       for (const [path] of context.terms) if (path.startsWith(`BG-24[${index}]/`)) refuse(context, path, reason);
       return [];
     }
     context.fields.add('attachments');
-    return [withoutUndefined({ filename: filename!, content_type: type!, content_base64: content!, description: get(context, at('BT-123')) })];
+    return [withoutUndefined({ filename: filename!, content_type: type as AttachmentRequest['content_type'], content_base64: content!, description: get(context, at('BT-123')) })];
   });
 
 /**
