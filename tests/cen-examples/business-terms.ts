@@ -672,8 +672,8 @@ export const extractBusinessTerms = (xml: string | Buffer, embedded: Map<number,
   throw new Error(`cannot read business terms of a ${root.name} (only UBL Invoice and CII CrossIndustryInvoice)`);
 };
 
-/** The business term a path ends in, without group indexes: `BG-25[2]/BG-27[0]/BT-136` → `BG-25/BG-27/BT-136`. */
-export const termOf = (path: string): string => path.replace(/\[\d+\]/g, '');
+/** The business term a path ends in, without group indexes or keys: `BG-25[2]/BG-27[0]/BT-136` → `BG-25/BG-27/BT-136`. */
+export const termOf = (path: string): string => path.replace(/\[[^\]]*\]/g, '');
 
 export interface TermDifference {
   path: string;

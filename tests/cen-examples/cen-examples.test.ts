@@ -3,8 +3,8 @@ import { CreateCustomerBody, CreateInvoiceAttachmentBody, CreateInvoiceBody, Upd
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEinvoices, type Validation } from '../../services/documents/test/support/einvoice-validator.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
-import { diffBusinessTerms, extractBusinessTerms } from './business-terms.ts';
-import { compareWithExample } from './example-comparison.ts';
+import { diffBusinessTerms, extractBusinessTerms, termOf } from './business-terms.ts';
+import { compareWithExample, keyVatBreakdown } from './example-comparison.ts';
 import { type ExampleCase, loadExampleCases } from './example-cases.ts';
 
 /**
@@ -46,12 +46,12 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-17/BT-84', 'BG-25/BT-154', 'BT-12', 'BT-29', 'BT-29-1', 'BT-81'],
   },
   'issue116.xml': {
-    unbuildable: [],
+    unbuildable: ['BG-20[1] E 0: no line in that VAT group, and the API requires one', 'BG-21[0] E 0: no line in that VAT group, and the API requires one', 'BG-21[1] E 0: no line in that VAT group, and the API requires one'],
     notExpressible: ['BT-23', 'BT-47', 'BT-47-1', 'BT-114', 'BT-115'],
   },
   'sample-discount-price.xml': {
     unbuildable: [],
-    notExpressible: ['BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-159', 'BT-23', 'BT-29', 'BT-47', 'BT-81', 'BT-162', 'BT-163'],
+    notExpressible: ['BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-159', 'BT-6', 'BT-23', 'BT-29', 'BT-47', 'BT-81', 'BT-162', 'BT-163'],
   },
   'ubl-tc434-example1.xml': {
     unbuildable: ['BG-25[19]/BT-131 -109.98: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 109.98', 'BG-23[0]/BT-116 183.23: the lines, allowances and charges of S/6 sum to 403.19'],
@@ -103,7 +103,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
   },
   'CII_business_example_02.xml': {
     unbuildable: [],
-    notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BT-12', 'BT-81'],
+    notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BT-9', 'BT-12', 'BT-81'],
   },
   'CII_business_example_Z.xml': {
     unbuildable: ['BG-25[1]/BT-129 -1: quantities are above 0 (decisions.md: no credit notes or credit lines)', 'BG-25[2]/BT-131 177.41: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 1.5', 'BG-23[0]/BT-116 11693.87: the lines, allowances and charges of Z/0 sum to 11517.96'],
@@ -147,7 +147,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
   },
   'XRechnung-O.xml': {
     unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 83654.15: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 99548.42', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 252646.8: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 285996.18', 'BG-23[0]/BT-116 385544.6: the lines, allowances and charges of O/0 sum to 434788.25'],
-    notExpressible: ['BG-17/BT-84', 'BG-17/BT-85', 'BG-17/BT-86', 'BG-21/BT-100', 'BG-21/BT-101', 'BG-23/BT-121', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BT-12', 'BT-81', 'BT-82', 'BT-162', 'BT-163'],
+    notExpressible: ['BG-17/BT-84', 'BG-17/BT-85', 'BG-17/BT-86', 'BG-21/BT-100', 'BG-21/BT-101', 'BG-23/BT-121', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BT-9', 'BT-12', 'BT-81', 'BT-82', 'BT-162', 'BT-163'],
   },
   'huf_example_cii.xml': {
     unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 23440: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 23109.76', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 21389: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 21095.83', 'BG-25[2]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[2]/BT-131 24351: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 24020.74', 'BG-23[0]/BT-116 69180: the lines, allowances and charges of S/27 sum to 68226.33'],
@@ -189,6 +189,9 @@ const validateOne = async (name: string, bytes: Buffer): Promise<Validation> => 
   }
 };
 
+/** The amounts every rebuilt example must state exactly as the example does. */
+const AMOUNT_TERMS = ['BT-106', 'BT-109', 'BT-110', 'BT-112', 'BT-115', 'BG-23/BT-116', 'BG-23/BT-117', 'BG-25/BT-131'];
+
 interface SummaryRow {
   name: string;
   equal: number;
@@ -199,13 +202,27 @@ interface SummaryRow {
 }
 const summary: SummaryRow[] = [];
 
-const runnable = CASES.filter((example) => example.translation !== null && example.translation.unbuildable.length === 0 && example.awaited.length === 0);
+/**
+ * CEN_EXAMPLES_RUN_AWAITING=1 runs the cases that wait too, to see how far an implementation of
+ * issue #25 has come (they fail until it is complete).
+ */
+const RUN_AWAITING = process.env.CEN_EXAMPLES_RUN_AWAITING === '1';
+const buildable = CASES.filter((example) => example.translation !== null && example.translation.unbuildable.length === 0);
+const runnable = buildable.filter((example) => RUN_AWAITING || example.awaited.length === 0);
 
 describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', () => {
   let system: TestSystem;
+  const serviceErrors: string[] = [];
   beforeAll(async () => {
     // Its own NATS: documents' durable consumer has a fixed name, which another system must not share.
-    system = await startSystem({ services: ['catalog', 'billing', 'documents'], ownNats: true });
+    system = await startSystem({
+      services: ['catalog', 'billing', 'documents'],
+      ownNats: true,
+      // A 5xx answer says nothing (by design); the service's own error line says what failed.
+      onLogLine: (service, line) => {
+        if (/"level":(50|60)/.test(line)) serviceErrors.push(`${service}: ${line.slice(0, 4000)}`);
+      },
+    });
   });
   afterAll(async () => {
     await system?.stop();
@@ -214,7 +231,7 @@ describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', 
   });
 
   const expectStatus = (result: { response: Response; error?: unknown }, status: number, what: string) =>
-    expect(result.response.status, `${what}: ${JSON.stringify(result.error)}`).toBe(status);
+    expect(result.response.status, `${what}: ${JSON.stringify(result.error)}${result.response.status >= 500 ? `\n${serviceErrors.join('\n')}` : ''}`).toBe(status);
 
   const rebuild = async (example: ExampleCase, index: number) => {
     const translation = example.translation!;
@@ -250,20 +267,23 @@ describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', 
       const ours = extractBusinessTerms(own);
       const comparison = compareWithExample(example.terms, ours, example.translation!);
       expect(comparison.problems, `${example.name}: terms that differ without being declared`).toEqual([]);
-      // The amounts are compared literally, never by rule: the totals of the example are ours to the unit.
-      expect(comparison.equal).toEqual(expect.arrayContaining(['BT-5', 'BT-106', 'BT-109', 'BT-110', 'BT-112', 'BT-115', 'BG-23[0]/BT-116', 'BG-23[0]/BT-117', 'BG-25[0]/BT-131']));
+      // The amounts are compared literally, never by rule: every total, VAT group and line amount of the example is ours to the unit.
+      const amounts = [...keyVatBreakdown(example.terms).keys()].filter((path) => AMOUNT_TERMS.includes(termOf(path)));
+      expect(amounts.filter((path) => !comparison.equal.includes(path)), `${example.name}: amounts that are not the example's`).toEqual([]);
+      expect(amounts).toEqual(expect.arrayContaining(['BT-106', 'BT-109', 'BT-112', 'BT-115', 'BG-25[0]/BT-131']));
       summary.push({ name: example.name, ...Object.fromEntries(Object.entries(comparison).map(([kind, paths]) => [kind, paths.length])) } as SummaryRow);
-      // Both syntaxes state the same invoice.
-      expect(diffBusinessTerms(ours, extractBusinessTerms(other)), `${example.name}: UBL and CII exports differ`).toEqual([]);
+      // Both syntaxes state the same invoice (UBL carries the remittance information only inside payment means).
+      const syntaxDifferences = diffBusinessTerms(keyVatBreakdown(ours), keyVatBreakdown(extractBusinessTerms(other))).filter((difference) => !(difference.path === 'BT-83' && !ours.has('BT-81')));
+      expect(syntaxDifferences, `${example.name}: UBL and CII exports differ`).toEqual([]);
       const validation = await validateOne(example.name, own);
       expect(validation.fatal, validation.report).toBe(0);
     }, 180_000);
   });
 });
 
-describe('CEN examples that wait for the API', () => {
+describe('CEN examples not rebuilt now', () => {
   for (const example of CASES) {
     if (example.translation === null) it.skip(`${example.name}: ${example.skipped}`);
-    else if (example.translation.unbuildable.length === 0 && example.awaited.length > 0) it.todo(`${example.name}: awaits ${example.awaited.join(', ')}`);
+    else if (example.translation.unbuildable.length === 0 && example.awaited.length > 0 && !RUN_AWAITING) it.todo(`${example.name}: awaits ${example.awaited.join(', ')}`);
   }
 });

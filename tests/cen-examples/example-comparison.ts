@@ -17,7 +17,8 @@ const DERIVED_RULES: Record<string, (value: string | undefined, ours: BusinessTe
   'BT-1': (value) => value !== undefined && SERIES_NUMBER.test(value),
   'BT-3': (value) => value === '380',
   'BT-24': (value) => value === EN16931_SPECIFICATION,
-  'BT-83': (value) => value !== undefined && CREDITOR_REFERENCE.test(value),
+  // UBL states the remittance information inside its payment means: an export without any has none.
+  'BT-83': (value, ours) => (value !== undefined && CREDITOR_REFERENCE.test(value)) || (value === undefined && !ours.has('BT-81')),
   'BG-24/BT-122': (value) => value !== undefined && value !== '',
   'BG-25/BT-126': (value, _ours, path) => value === String(Number(/^BG-25\[(\d+)\]/.exec(path)![1]) + 1),
 };
@@ -48,6 +49,32 @@ const ADDED_RULES: Record<string, (value: string, ours: BusinessTerms, path: str
   'BG-25/BG-27/BT-140': (value) => value === '95',
 };
 
+/**
+ * Values EN 16931 gives a term that is left out: an example that states one explicitly matches an
+ * export that leaves it out (a price per 1 unit, nothing prepaid, no rounding).
+ */
+const EXAMPLE_DEFAULTS: Record<string, (example: BusinessTerms, path: string) => string | undefined> = {
+  'BG-25/BT-149': () => '1',
+  'BG-25/BT-150': (example, path) => example.get(path.replace(/BT-150$/, 'BT-130')),
+  'BT-107': () => '0',
+  'BT-108': () => '0',
+  'BT-113': () => '0',
+  'BT-114': () => '0',
+};
+
+/**
+ * The VAT breakdown is a set, one entry per category and rate (BR-CO-17 and the syntaxes impose
+ * no order): its entries are keyed by category and rate, `BG-23[S 25]/BT-117`, on both sides.
+ */
+export const keyVatBreakdown = (terms: BusinessTerms): BusinessTerms => {
+  const keys = new Map<string, string>();
+  for (const [path, value] of terms) {
+    const match = /^BG-23\[(\d+)\]\/BT-118$/.exec(path);
+    if (match) keys.set(match[1]!, `${value} ${terms.get(`BG-23[${match[1]}]/BT-119`) ?? '-'}`);
+  }
+  return new Map([...terms].map(([path, value]) => [path.replace(/^BG-23\[(\d+)\]/, (whole, index: string) => (keys.has(index) ? `BG-23[${keys.get(index)}]` : whole)), value]));
+};
+
 export interface Comparison {
   /** Paths whose values are equal. */
   equal: string[];
@@ -62,8 +89,10 @@ export interface Comparison {
 }
 
 /** Every term of the example against our export of it. */
-export const compareWithExample = (example: BusinessTerms, ours: BusinessTerms, translation: Translation): Comparison => {
-  const notExpressible = new Set(translation.notExpressible.map((entry) => entry.path));
+export const compareWithExample = (exampleAsRead: BusinessTerms, oursAsRead: BusinessTerms, translation: Translation): Comparison => {
+  const example = keyVatBreakdown(exampleAsRead);
+  const ours = keyVatBreakdown(oursAsRead);
+  const notExpressible = new Set([...keyVatBreakdown(new Map(translation.notExpressible.map((entry) => [entry.path, entry.reason] as const))).keys()]);
   const result: Comparison = { equal: [], derived: [], added: [], declared: [], problems: [] };
   for (const path of [...new Set([...example.keys(), ...ours.keys()])].sort(comparePaths)) {
     const expected = example.get(path);
@@ -75,7 +104,7 @@ export const compareWithExample = (example: BusinessTerms, ours: BusinessTerms, 
       else result.problems.push(`${path}: ${JSON.stringify(actual)} does not follow the rule "${'derived' in ruleOf(path) ? (ruleOf(path) as { derived: string }).derived : term}" (example: ${JSON.stringify(expected)})`);
       continue;
     }
-    if (expected === actual) result.equal.push(path);
+    if (expected === actual || (actual === undefined && expected === EXAMPLE_DEFAULTS[term]?.(example, path))) result.equal.push(path);
     else if (notExpressible.has(path)) result.declared.push(path);
     else if (expected === undefined && actual !== undefined && ADDED_RULES[term]?.(actual, ours, path)) result.added.push(path);
     else result.problems.push(`${path}: example ${JSON.stringify(expected)}, ours ${JSON.stringify(actual)}`);

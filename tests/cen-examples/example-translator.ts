@@ -511,7 +511,7 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
   };
   const start = get(context, at('BT-134'));
   const end = get(context, at('BT-135'));
-  if (start !== undefined && end !== undefined) line.period = { start, end };
+  if (start !== undefined && end !== undefined) line.period = use(context, 'line.period', { start, end });
   else for (const term of ['BT-134', 'BT-135']) refuse(context, at(term), 'half a line period: the API takes period { start, end } with both days');
   if (EXEMPT_CATEGORIES.includes(category)) {
     const exemption = taxReasons.get(`${category}/${line.tax_rate}`);
@@ -604,6 +604,15 @@ const canonicalOne = (value: string): boolean => shiftDecimal(value, 0) === '1';
 const lineSubtotal = (_context: Context, quantity: string, unitMinor: string, baseQuantity: string | undefined): number =>
   Number(divideRounded(multiplyDecimal(quantity, unitMinor), baseQuantity ?? '1'));
 
+/** The due date, unless it is before the issue date, which the API refuses (decisions.md keeps the specification's rule). */
+const dueDateOf = (context: Context): string | undefined => {
+  const due = get(context, 'BT-9');
+  const issued = get(context, 'BT-2');
+  if (due === undefined || issued === undefined || due >= issued) return due;
+  refuse(context, 'BT-9', `a due date before the issue date (${issued}): the API refuses it`);
+  return undefined;
+};
+
 const invoiceOf = (context: Context): InvoiceRequest => {
   const taxReasons = new Map<string, { reason?: string; code?: string; path: string }>();
   for (const index of indexesOf(context.terms, 'BG-23')) {
@@ -619,16 +628,17 @@ const invoiceOf = (context: Context): InvoiceRequest => {
   const end = get(context, 'BT-74');
   if ((start === undefined) !== (end === undefined)) for (const term of ['BT-73', 'BT-74']) refuse(context, term, 'half an invoicing period: service_period takes { start, end }');
   const taxCurrency = get(context, 'BT-6');
+  if (taxCurrency !== undefined && taxCurrency === get(context, 'BT-5')) refuse(context, 'BT-6', 'a tax currency that is the invoice currency: the API takes tax_currency only when it differs');
   if (get(context, 'BT-114') !== undefined) refuse(context, 'BT-115', 'the amount due without the rounding amount (BT-114), which decisions.md does not name');
   const payee = get(context, 'BT-59');
   const invoice: InvoiceRequest = {
     currency: get(context, 'BT-5'),
     issue_date: get(context, 'BT-2'),
-    due_date: get(context, 'BT-9'),
+    due_date: dueDateOf(context),
     buyer_reference: get(context, 'BT-10'),
     purchase_order: get(context, 'BT-13'),
     delivery_date: get(context, 'BT-72'),
-    service_period: start !== undefined && end !== undefined ? { start, end } : undefined,
+    service_period: use(context, 'invoice.service_period', start !== undefined && end !== undefined ? { start, end } : undefined),
     notes: notes.length ? get(context, `BG-1[${notes[0]}]/BT-22`) : undefined,
     footer: get(context, 'BT-20'),
     preceding_invoice: preceding.length ? use(context, 'invoice.preceding_invoice', withoutUndefined({ number: get(context, `BG-3[${preceding[0]}]/BT-25`)!, issue_date: get(context, `BG-3[${preceding[0]}]/BT-26`) })) : undefined,
@@ -640,6 +650,15 @@ const invoiceOf = (context: Context): InvoiceRequest => {
     charges: use(context, 'invoice.charges', listOrUndefined(indexesOf(context.terms, 'BG-21').map((index) => allowanceOrCharge(context, `BG-21[${index}]`, ['BT-99', 'BT-100', 'BT-101', 'BT-102', 'BT-103', 'BT-104', 'BT-105'])))),
     items: indexesOf(context.terms, 'BG-25').map((index) => lineOf(context, index, taxReasons)),
   };
+  // An allowance or charge changes the base of a VAT group of the lines; the API refuses one whose group has no line.
+  for (const [group, list] of [['BG-20', invoice.allowances], ['BG-21', invoice.charges]] as const) {
+    (list ?? []).forEach((entry, index) => {
+      const category = entry.tax_category ?? (entry.tax_rate > 0 ? 'S' : 'Z');
+      if (!context.lineAmounts.some((line) => line.category === category && line.rate === entry.tax_rate)) {
+        context.unbuildable.push(`${group}[${index}] ${category} ${entry.tax_rate}: no line in that VAT group, and the API requires one`);
+      }
+    });
+  }
   checkTaxBreakdown(context, invoice);
   if (invoice.tax_currency !== undefined) invoice.tax_exchange_rate = use(context, 'invoice.tax_exchange_rate', taxExchangeRate(context));
   return withoutUndefined(invoice);
