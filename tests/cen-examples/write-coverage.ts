@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { comparePaths, termOf } from './business-terms.ts';
 import { loadExampleCases } from './example-cases.ts';
 import { TERM_RULES } from './example-translator.ts';
 
@@ -56,6 +57,15 @@ if (process.argv.includes('--table')) {
   for (const term of allTerms) {
     const example = cases.find((entry) => entry.notExpressibleTerms.includes(term))!;
     lines.push(`| ${term} | ${reasonOf(term, example).replace(/\|/g, '\\|')} |`);
+  }
+  // Every business term the examples use, as the extractor reads them, and what the API makes of it.
+  const used = new Map<string, Set<string>>();
+  for (const example of cases) for (const path of example.terms.keys()) used.set(termOf(path), (used.get(termOf(path)) ?? new Set()).add(example.name));
+  lines.push('', '## Business terms the examples use', '', '| Term | Examples | In our API |', '| --- | --- | --- |');
+  for (const [term, examples] of [...used].sort(([a], [b]) => comparePaths(a, b))) {
+    const rule = TERM_RULES[term]!;
+    const api = 'field' in rule ? rule.field : 'derived' in rule ? `set by our system: ${rule.derived}` : `not expressible: ${rule.none}`;
+    lines.push(`| ${term} | ${examples.size} | ${api.replace(/\|/g, '\\|')} |`);
   }
   writeFileSync(join(import.meta.dirname, 'COVERAGE.md'), `${lines.join('\n')}\n`);
   console.log(`wrote COVERAGE.md (${cases.length} examples)`);
