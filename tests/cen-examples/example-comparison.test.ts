@@ -46,5 +46,6 @@ describe('comparing an export with its example', () => {
       [...ours].map(([path, value]) => [path.replace(/^BG-23\[0\]/, 'BG-23[9]').replace(/^BG-23\[1\]/, 'BG-23[0]').replace(/^BG-23\[9\]/, 'BG-23[1]'), value]),
     );
     expect(compareWithExample(example, reordered, translation).problems).toEqual([]);
+    expect(compareWithExample(example, asExported({ 'BT-113': '0', 'BG-25[1]/BT-149': '1', 'BG-25[1]/BT-150': example.get('BG-25[1]/BT-130')! }), translation).problems).toEqual([]);
   });
 });

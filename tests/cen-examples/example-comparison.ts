@@ -50,12 +50,12 @@ const ADDED_RULES: Record<string, (value: string, ours: BusinessTerms, path: str
 };
 
 /**
- * Values EN 16931 gives a term that is left out: an example that states one explicitly matches an
- * export that leaves it out (a price per 1 unit, nothing prepaid, no rounding).
+ * Values EN 16931 gives a term that is left out: a document that states one explicitly matches one
+ * that leaves it out (a price per 1 unit of the line's unit, nothing prepaid, no rounding), either way.
  */
-const EXAMPLE_DEFAULTS: Record<string, (example: BusinessTerms, path: string) => string | undefined> = {
+const DEFAULTS: Record<string, (terms: BusinessTerms, path: string) => string | undefined> = {
   'BG-25/BT-149': () => '1',
-  'BG-25/BT-150': (example, path) => example.get(path.replace(/BT-150$/, 'BT-130')),
+  'BG-25/BT-150': (terms, path) => terms.get(path.replace(/BT-150$/, 'BT-130')),
   'BT-107': () => '0',
   'BT-108': () => '0',
   'BT-113': () => '0',
@@ -104,7 +104,8 @@ export const compareWithExample = (exampleAsRead: BusinessTerms, oursAsRead: Bus
       else result.problems.push(`${path}: ${JSON.stringify(actual)} does not follow the rule "${'derived' in ruleOf(path) ? (ruleOf(path) as { derived: string }).derived : term}" (example: ${JSON.stringify(expected)})`);
       continue;
     }
-    if (expected === actual || (actual === undefined && expected === EXAMPLE_DEFAULTS[term]?.(example, path))) result.equal.push(path);
+    const atDefault = (value: string | undefined, terms: BusinessTerms) => value !== undefined && value === DEFAULTS[term]?.(terms, path);
+    if (expected === actual || (actual === undefined && atDefault(expected, example)) || (expected === undefined && atDefault(actual, ours))) result.equal.push(path);
     else if (notExpressible.has(path)) result.declared.push(path);
     else if (expected === undefined && actual !== undefined && ADDED_RULES[term]?.(actual, ours, path)) result.added.push(path);
     else result.problems.push(`${path}: example ${JSON.stringify(expected)}, ours ${JSON.stringify(actual)}`);
