@@ -260,7 +260,9 @@ export interface Translation {
   notExpressible: { path: string; reason: string }[];
   /**
    * Why the example cannot be rebuilt at all: its amounts could not come out as the example
-   * states them (a credit line, a line charge, a category outside the API's). Empty: buildable.
+   * states them (a credit line, a line charge, a category outside the API's, a rounding of its
+   * own), or the export would refuse the invoice (a seller identified in no way the API keeps).
+   * Empty: buildable.
    */
   unbuildable: string[];
   /** The API fields the requests use (`invoice.allowances`, `line.quantity_decimal`, `attachments`, …). */
@@ -327,6 +329,10 @@ const icdScheme = (context: Context, path: string): string | undefined => {
 const sellerAccount = (context: Context): AccountRequest => {
   const vat = get(context, 'BT-31');
   const taxRegistration = get(context, 'BT-32');
+  // BR-CO-26 wants the seller identified; of its three identifiers the API has tax_id and registration_id.
+  if (vat === undefined && taxRegistration === undefined && get(context, 'BT-30') === undefined) {
+    context.unbuildable.push('BT-29: the seller is identified by a seller identifier only, which decisions.md names no field for; without a tax_id or registration_id the export fails BR-CO-26');
+  }
   if (vat !== undefined && taxRegistration !== undefined) refuse(context, 'BT-32', 'seller tax registration beside a VAT identifier: the account has one tax_id (decisions.md)');
   const account: AccountRequest = {
     business_name: get(context, 'BT-27'),
