@@ -102,7 +102,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-24/BT-122', 'BG-24/BT-123', 'BG-24/BT-124', 'BG-24/BT-125', 'BG-24/BT-125-1', 'BG-24/BT-125-2', 'BG-25/BG-27/BT-139', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-144', 'BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-132', 'BG-25/BT-133', 'BG-25/BT-147', 'BG-25/BT-148', 'BG-25/BT-150', 'BG-25/BT-154', 'BG-25/BT-158', 'BG-25/BT-158-1', 'BG-25/BT-159', 'BT-7', 'BT-12', 'BT-19', 'BT-29', 'BT-29-1', 'BT-47', 'BT-71', 'BT-71-1', 'BT-75', 'BT-76', 'BT-77', 'BT-78', 'BT-79', 'BT-80', 'BT-81'],
   },
   'CII_business_example_02.xml': {
-    unbuildable: [],
+    unbuildable: ['BT-9: without the due date the API refuses, and without payment terms (BT-20), the export fails BR-CO-25'],
     notExpressible: ['BG-1/BT-21', 'BG-17/BT-84', 'BT-9', 'BT-12', 'BT-81'],
   },
   'CII_business_example_Z.xml': {
@@ -146,7 +146,7 @@ const DECLARED: Record<string, { unbuildable: string[]; notExpressible: string[]
     notExpressible: ['BG-25/BG-32/BT-160', 'BG-25/BG-32/BT-161', 'BG-25/BT-150', 'BT-12', 'BT-81'],
   },
   'XRechnung-O.xml': {
-    unbuildable: ['BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 83654.15: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 99548.42', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 252646.8: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 285996.18', 'BG-23[0]/BT-116 385544.6: the lines, allowances and charges of O/0 sum to 434788.25'],
+    unbuildable: ['BT-9: without the due date the API refuses, and without payment terms (BT-20), the export fails BR-CO-25', 'BG-25[0]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[0]/BT-131 83654.15: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 99548.42', 'BG-25[1]/BG-28: a line charge changes the line amount and decisions.md names no line charge', 'BG-25[1]/BT-131 252646.8: the API\'s rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives 285996.18', 'BG-23[0]/BT-116 385544.6: the lines, allowances and charges of O/0 sum to 434788.25'],
     notExpressible: ['BG-17/BT-84', 'BG-17/BT-85', 'BG-17/BT-86', 'BG-21/BT-100', 'BG-21/BT-101', 'BG-23/BT-121', 'BG-25/BG-28/BT-141', 'BG-25/BG-28/BT-142', 'BG-25/BG-28/BT-143', 'BG-25/BG-28/BT-144', 'BG-25/BG-28/BT-145', 'BT-9', 'BT-12', 'BT-81', 'BT-82', 'BT-162', 'BT-163'],
   },
   'huf_example_cii.xml': {

@@ -616,6 +616,7 @@ const dueDateOf = (context: Context): string | undefined => {
   const issued = get(context, 'BT-2');
   if (due === undefined || issued === undefined || due >= issued) return due;
   refuse(context, 'BT-9', `a due date before the issue date (${issued}): the API refuses it`);
+  if (get(context, 'BT-20') === undefined) context.unbuildable.push('BT-9: without the due date the API refuses, and without payment terms (BT-20), the export fails BR-CO-25');
   return undefined;
 };
 
