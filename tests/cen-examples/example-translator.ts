@@ -538,7 +538,7 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
     const prefix = `${at('BG-27')}[${allowances[0]}]`;
     const amount = minor(context, `${prefix}/BT-136`);
     const percent = percentOf(get(context, `${prefix}/BT-138`), 2);
-    const subtotal = lineSubtotal(context, quantity, unitMinor, baseQuantity);
+    const subtotal = lineSubtotal(quantity, unitMinor, baseQuantity);
     const base = minor(context, `${prefix}/BT-137`);
     if (base !== undefined && base !== subtotal) refuse(context, `${prefix}/BT-137`, `a discount base other than the line subtotal (${subtotal} minor units), which the export states`);
     if (percent !== undefined && Number(divideRounded(multiplyDecimal(String(subtotal), String(percent)), '100')) === amount) line.discount = { percent_off: percent };
@@ -550,8 +550,8 @@ const lineOf = (context: Context, index: number, taxReasons: Map<string, { reaso
     if (get(context, `${prefix}/BT-140`) !== LINE_DISCOUNT_REASON_CODE) refuse(context, `${prefix}/BT-140`, `line allowance reason code: every line discount has code ${LINE_DISCOUNT_REASON_CODE}; decisions.md names no field`);
   }
   // The API's line amount must be the example's (BT-131), or every total after it differs.
-  const discountAmount = line.discount && 'amount_off' in line.discount ? (line.discount.amount_off ?? 0) : line.discount && 'percent_off' in line.discount ? Number(divideRounded(multiplyDecimal(String(lineSubtotal(context, quantity, unitMinor, baseQuantity)), String(line.discount.percent_off)), '100')) : 0;
-  const amount = lineSubtotal(context, quantity, unitMinor, baseQuantity) - discountAmount;
+  const discountAmount = line.discount && 'amount_off' in line.discount ? (line.discount.amount_off ?? 0) : line.discount && 'percent_off' in line.discount ? Number(divideRounded(multiplyDecimal(String(lineSubtotal(quantity, unitMinor, baseQuantity)), String(line.discount.percent_off)), '100')) : 0;
+  const amount = lineSubtotal(quantity, unitMinor, baseQuantity) - discountAmount;
   const stated = get(context, at('BT-131'));
   if (stated !== undefined && shiftDecimal(stated, context.exponent) !== String(amount)) {
     context.unbuildable.push(`${at('BT-131')} ${stated}: the API's rule, round_half_up(quantity × unit_amount / price_base_quantity) − discount, gives ${shiftDecimal(String(amount), -context.exponent)}`);
@@ -607,7 +607,7 @@ const standardIdOf = (context: Context, path: string): Pick<LineRequest, 'standa
 const canonicalOne = (value: string): boolean => shiftDecimal(value, 0) === '1';
 
 /** The API's line subtotal: round_half_up(quantity × unit_amount / price_base_quantity), in minor units. */
-const lineSubtotal = (_context: Context, quantity: string, unitMinor: string, baseQuantity: string | undefined): number =>
+const lineSubtotal = (quantity: string, unitMinor: string, baseQuantity: string | undefined): number =>
   Number(divideRounded(multiplyDecimal(quantity, unitMinor), baseQuantity ?? '1'));
 
 /** The due date, unless it is before the issue date, which the API refuses (decisions.md keeps the specification's rule). */
