@@ -356,7 +356,7 @@ const sellerAccount = (context: Context): AccountRequest => {
     const address = addressOf(context, ['BT-64', 'BT-65', 'BT-164', 'BT-66', 'BT-67', 'BT-68', 'BT-69']);
     if (get(context, 'BT-63') === undefined || address?.country == null) {
       for (const term of ['BT-62', 'BT-63', 'BT-64', 'BT-65', 'BT-66', 'BT-67', 'BT-68', 'BT-69']) refuse(context, term, 'a tax representative without a VAT identifier or country, which the API requires');
-    } else account.tax_representative = use(context, 'account.tax_representative', { name: get(context, 'BT-62')!, tax_id: get(context, 'BT-63')!, address });
+    } else account.tax_representative = use(context, 'account.tax_representative', { name: get(context, 'BT-62')!, tax_id: get(context, 'BT-63')!, address: { ...address, country: address.country } });
   }
   return withoutUndefined(account);
 };
