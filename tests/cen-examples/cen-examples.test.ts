@@ -202,13 +202,9 @@ interface SummaryRow {
 }
 const summary: SummaryRow[] = [];
 
-/**
- * CEN_EXAMPLES_RUN_AWAITING=1 runs the cases that wait too, to see how far an implementation of
- * issue #25 has come (they fail until it is complete).
- */
-const RUN_AWAITING = process.env.CEN_EXAMPLES_RUN_AWAITING === '1';
 const buildable = CASES.filter((example) => example.translation !== null && example.translation.unbuildable.length === 0);
-const runnable = buildable.filter((example) => RUN_AWAITING || example.awaited.length === 0);
+// A field the translator uses that the contracts lack fails the case: it is rebuilt all the same.
+const runnable = buildable;
 
 describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', () => {
   let system: TestSystem;
@@ -285,6 +281,5 @@ describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', 
 describe('CEN examples not rebuilt now', () => {
   for (const example of CASES) {
     if (example.translation === null) it.skip(`${example.name}: ${example.skipped}`);
-    else if (example.translation.unbuildable.length === 0 && example.awaited.length > 0 && !RUN_AWAITING) it.todo(`${example.name}: awaits ${example.awaited.join(', ')}`);
   }
 });
