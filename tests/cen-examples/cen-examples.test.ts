@@ -202,11 +202,10 @@ interface SummaryRow {
 }
 const summary: SummaryRow[] = [];
 
-const buildable = CASES.filter((example) => example.translation !== null && example.translation.unbuildable.length === 0);
 // A field the translator uses that the contracts lack fails the case: it is rebuilt all the same.
-const runnable = buildable;
+const runnable = CASES.filter((example) => example.translation !== null && example.translation.unbuildable.length === 0);
 
-describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', () => {
+describe('each CEN example rebuilt through the API', () => {
   let system: TestSystem;
   const serviceErrors: string[] = [];
   beforeAll(async () => {
@@ -278,8 +277,9 @@ describe.runIf(runnable.length > 0)('each CEN example rebuilt through the API', 
   });
 });
 
-describe('CEN examples not rebuilt now', () => {
-  for (const example of CASES) {
-    if (example.translation === null) it.skip(`${example.name}: ${example.skipped}`);
-  }
+describe('CEN examples not rebuilt', () => {
+  // Credit notes are outside the API (decisions.md): each is recognised as one, and nothing else is left out unread.
+  it.each(CASES.filter((example) => example.translation === null).map((example) => [example.name, example] as const))('%s is a credit note', (_name, example) => {
+    expect(example.skipped).toMatch(/^a credit note/);
+  });
 });
