@@ -64,14 +64,15 @@ const UNIT_PRICE_EXTRA_DECIMALS = 6;
 
 /**
  * A non-negative decimal string of minor units as the decimal string of major units, by moving
- * the point (`"0.125"` cents, EUR → `"0.00125"`): exact, whatever its length.
+ * the point (`"0.125"` cents, EUR → `"0.00125"`): exact, whatever its length, with every decimal
+ * of the currency and no trailing zeros beyond them (`"1999.500000"` → `"19.995"`).
  */
 export const minorDecimalToDecimal = (minorDecimal: string, currency: string): string => {
   const match = DECIMAL.exec(minorDecimal);
   if (!match) throw new RangeError(`${minorDecimal} is not a decimal amount in minor units`);
   const exponent = minorUnitExponent(currency);
-  const fraction = match[2] ?? '';
-  const digits = `${match[1]}${fraction}`.padStart(exponent + fraction.length + 1, '0');
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  const digits = `${match[1]!.replace(/^0+(?=\d)/, '')}${fraction}`.padStart(exponent + fraction.length + 1, '0');
   const point = digits.length - exponent - fraction.length;
   const after = digits.slice(point);
   return after === '' ? digits : `${digits.slice(0, point)}.${after}`;

@@ -1,14 +1,8 @@
 import { minorUnitExponent } from '@invoicing/contracts';
+import { minorDecimalToDecimal, minorToDecimal } from '@invoicing/i18n';
 
 /** Minor units as a decimal with the currency's ISO 4217 exponent: 123456 EUR → `1234.56`, 1235 JPY → `1235`, 1250 KWD → `1.250`. */
-export const decimalOf = (minor: number, currency: string): string => {
-  if (!Number.isSafeInteger(minor)) throw new RangeError(`${minor} is not an amount in minor units`);
-  const exponent = minorUnitExponent(currency);
-  const digits = Math.abs(minor).toString().padStart(exponent + 1, '0');
-  const whole = digits.slice(0, digits.length - exponent);
-  const sign = minor < 0 ? '-' : '';
-  return exponent === 0 ? `${sign}${whole}` : `${sign}${whole}.${digits.slice(digits.length - exponent)}`;
-};
+export const decimalOf = minorToDecimal;
 
 /** EN 16931 allows at most two decimals in document amounts (BR-DEC-*), whatever the currency's exponent. */
 export const MAX_AMOUNT_DECIMALS = 2;
@@ -36,19 +30,10 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /**
  * A price (BT-146) from minor units given as an exact decimal string, in major units with every
  * decimal of the currency and any finer ones it has: `9500` EUR → `95.00`, `0.125` EUR → `0.00125`,
- * `12.5` JPY → `12.5`. Digits are moved, never computed, so no binary fraction creeps in.
+ * `12.5` JPY → `12.5`. Digits are moved, never computed, so no binary fraction creeps in; the PDF
+ * prints unit prices through the same function.
  */
-export const priceOf = (minor: string, currency: string): string => {
-  const match = DECIMAL.exec(minor);
-  if (!match) throw new RangeError(`${minor} is not a non-negative decimal amount in minor units`);
-  const [, whole = '0', fraction = ''] = match;
-  const extra = fraction.replace(/0+$/, '');
-  const exponent = minorUnitExponent(currency);
-  const digits = whole.replace(/^0+(?=\d)/, '').padStart(exponent + 1, '0');
-  const major = digits.slice(0, digits.length - exponent);
-  const decimals = `${digits.slice(digits.length - exponent)}${extra}`;
-  return decimals === '' ? major : `${major}.${decimals}`;
-};
+export const priceOf = minorDecimalToDecimal;
 
 /** A quantity (BT-129, BT-149) as an exact decimal without trailing zeros: `7.50` → `7.5`, `12` → `12`. */
 export const quantityOf = (quantity: string): string => {
