@@ -170,6 +170,16 @@ export const invoiceExportService = ({ em, billing, pdfBytesOf, attachmentConten
 };
 export type InvoiceExportService = ReturnType<typeof invoiceExportService>;
 
+/** The loader, asked once per supporting document however many exports embed it (up to five, each up to 10 MB). */
+const fetchedOnce = (attachmentContentOf: AttachmentContentOf): AttachmentContentOf => {
+  const fetched = new Map<string, Promise<Buffer>>();
+  return (workspaceId, invoice, attachment) => {
+    let content = fetched.get(attachment.id);
+    if (!content) fetched.set(attachment.id, (content = attachmentContentOf(workspaceId, invoice, attachment)));
+    return content;
+  };
+};
+
 /**
  * On finalization: every export the invoice is ready for, written once and stored (a redelivered
  * event finds them stored). The Factur-X needs the printed PDF; without one (no Chromium) it is
@@ -184,7 +194,7 @@ export const storeFinalizedExports = async (
   attachmentContentOf: AttachmentContentOf,
 ): Promise<ExportKind[]> => {
   const have = await invoiceExportRepository(em).storedKinds(workspaceId, invoiceUuidOf(invoice));
-  const documents = invoiceExportDocuments({ em, pdfBytesOf: async () => pdf!, attachmentContentOf, clock });
+  const documents = invoiceExportDocuments({ em, pdfBytesOf: async () => pdf!, attachmentContentOf: fetchedOnce(attachmentContentOf), clock });
   const stored: ExportKind[] = [];
   for (const kind of EXPORT_KINDS) {
     if (have.has(kind) || (kind === 'facturx' && pdf === undefined)) continue;
