@@ -63,6 +63,9 @@ export const NOT_BLANK = '\\S';
 
 export const SearchQuery = z.string().trim().min(1).max(200).meta({ pattern: NOT_BLANK }).describe('Free-text search, partial and case-insensitive.');
 
+/** Which data an object is: live, or test mode's (made with a test key, `inv_test_…`), which live keys never see. */
+export const Livemode = z.boolean().describe('True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`).');
+
 /** An ISO 8601 datetime in UTC with milliseconds. */
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 

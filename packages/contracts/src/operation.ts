@@ -33,6 +33,8 @@ export interface Operation {
   /** Scope the API key needs; null for public routes (no credentials). */
   scope: Scope | null;
   idempotency: Idempotency;
+  /** Only for test keys (test clocks): a live key gets 403 `forbidden`. */
+  testModeOnly?: boolean;
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
