@@ -9,6 +9,7 @@ const run = promisify(execFile);
 export interface MintedKey {
   workspace_id: string;
   key_id: string;
+  mode: 'live' | 'test';
   key: string;
 }
 
@@ -29,6 +30,6 @@ export const runOperatorCommand = async <T>(args: readonly string[], databaseUrl
   }
 };
 
-/** `keys create`: a new key for the workspace with that slug, created on first use. */
-export const mintApiKey = (databaseUrl: string, workspace: string, scopes: string, env?: NodeJS.ProcessEnv): Promise<MintedKey> =>
-  runOperatorCommand<MintedKey>(['keys', 'create', '--workspace', workspace, '--scopes', scopes], databaseUrl, env);
+/** `keys create`: a new key (live unless told) for the workspace with that slug, created on first use. */
+export const mintApiKey = (databaseUrl: string, workspace: string, scopes: string, env?: NodeJS.ProcessEnv, mode: 'live' | 'test' = 'live'): Promise<MintedKey> =>
+  runOperatorCommand<MintedKey>(['keys', 'create', '--workspace', workspace, '--scopes', scopes, '--mode', mode], databaseUrl, env);

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { parsePublicId, type Scope } from '@invoicing/contracts';
-import { parseScopes } from '../modules/api-keys/api-key.domain.ts';
+import type { Mode } from '@invoicing/service-kit/data-space';
+import { parseMode, parseScopes } from '../modules/api-keys/api-key.domain.ts';
 
 export type AdminCommand =
-  | { name: 'keys create'; workspace: string; scopes: Scope[] }
+  | { name: 'keys create'; workspace: string; scopes: Scope[]; mode: Mode }
   | { name: 'keys list'; workspace: string | undefined }
   | { name: 'keys revoke'; keyId: string }
   | { name: 'workspaces list' };
@@ -14,10 +15,11 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage (from the repository root):
-  npm run --silent admin -- keys create --workspace <slug> --scopes <comma list, or all>
+  npm run --silent admin -- keys create --workspace <slug> --scopes <comma list, or all> [--mode live|test]
   npm run --silent admin -- keys list [--workspace <slug>]
   npm run --silent admin -- keys revoke <key_id>
   npm run --silent admin -- workspaces list
+A key is live (inv_live_…, the default) or test (inv_test_…: sees only the workspace's test data).
 Each result is one JSON line on stdout. Exit codes: 0 done, 1 failed, 2 wrong usage.`;
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -34,7 +36,7 @@ export const parseAdminCommand = (argv: readonly string[]): AdminCommand => {
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { workspace: { type: 'string' }, scopes: { type: 'string' } },
+      options: { workspace: { type: 'string' }, scopes: { type: 'string' }, mode: { type: 'string' } },
       allowPositionals: true,
       strict: true,
     });
@@ -54,13 +56,15 @@ export const parseAdminCommand = (argv: readonly string[]): AdminCommand => {
 
   switch (command) {
     case 'keys create': {
-      allowOnly('workspace', 'scopes');
+      allowOnly('workspace', 'scopes', 'mode');
       noMorePositionals(0);
       const workspace = workspaceSlug(values.workspace);
       if (values.scopes === undefined) throw new UsageError('--scopes <comma list, or all> is required.');
       const scopes = parseScopes(values.scopes);
       if (!scopes.ok) throw new UsageError(`Unknown scope(s): ${scopes.unknown.join(', ')}. Use 'all' or names from the specification, such as clients:read.`);
-      return { name: command, workspace, scopes: scopes.scopes };
+      const mode = parseMode(values.mode ?? 'live');
+      if (mode === undefined) throw new UsageError(`Unknown mode '${values.mode}': use --mode live or --mode test.`);
+      return { name: command, workspace, scopes: scopes.scopes, mode };
     }
     case 'keys list':
       allowOnly('workspace');

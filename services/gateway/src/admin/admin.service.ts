@@ -17,6 +17,7 @@ const keyLine = (key: ApiKey) => ({
   workspace_id: key.workspace.id,
   workspace: key.workspace.slug,
   scopes: key.scopes,
+  mode: key.mode,
   created: key.created.toISOString(),
   revoked_at: key.revokedAt?.toISOString() ?? null,
 });
@@ -28,10 +29,10 @@ export const runAdminCommand = async (orm: Orm, command: AdminCommand): Promise<
       const workspace = await findOrCreateWorkspace(orm, command.workspace);
       const em = orm.em.fork();
       const id = newId();
-      const { key, keyHash } = mintApiKey(id);
-      em.create(ApiKey, { id, workspace: workspace.id, keyHash, scopes: command.scopes, created: new Date() });
+      const { key, keyHash } = mintApiKey(id, command.mode);
+      em.create(ApiKey, { id, workspace: workspace.id, keyHash, scopes: command.scopes, mode: command.mode, created: new Date() });
       await em.flush();
-      return [{ workspace_id: workspace.id, key_id: toPublicId('apiKey', id), key }];
+      return [{ workspace_id: workspace.id, key_id: toPublicId('apiKey', id), mode: command.mode, key }];
     }
     case 'keys list': {
       const keys = await orm.em.fork().find(

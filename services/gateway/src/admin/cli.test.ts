@@ -32,8 +32,20 @@ describe('the operator command', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const [line] = jsonLines(result.stdout);
-    expect(line).toEqual({ workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key_id: expect.stringMatching(/^key_[0-9a-f]{32}$/), key: expect.stringMatching(/^inv_live_[0-9A-Za-z]{65}$/) });
+    expect(line).toEqual({ workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/), key_id: expect.stringMatching(/^key_[0-9a-f]{32}$/), mode: 'live', key: expect.stringMatching(/^inv_live_[0-9A-Za-z]{65}$/) });
     expect((await listCustomers(line!.key as string)).statusCode).toBe(200);
+  });
+
+  it('creates a test key with --mode test, of the same workspace, listed with its mode', async () => {
+    const live = jsonLines((await admin('keys', 'create', '--workspace', 'moded', '--scopes', 'clients:read')).stdout)[0]!;
+    const result = await admin('keys', 'create', '--workspace', 'moded', '--scopes', 'clients:read', '--mode', 'test');
+
+    expect(result.code).toBe(0);
+    const [line] = jsonLines(result.stdout);
+    expect(line).toEqual({ workspace_id: live.workspace_id, key_id: expect.stringMatching(/^key_[0-9a-f]{32}$/), mode: 'test', key: expect.stringMatching(/^inv_test_[0-9A-Za-z]{65}$/) });
+    expect((await listCustomers(line!.key as string)).statusCode).toBe(200);
+    const listed = jsonLines((await admin('keys', 'list', '--workspace', 'moded')).stdout);
+    expect(listed.map((key) => key.mode)).toEqual(['live', 'test']);
   });
 
   it('reuses the workspace of a known slug', async () => {
@@ -50,7 +62,7 @@ describe('the operator command', () => {
     const workspaces = jsonLines((await admin('workspaces', 'list')).stdout);
 
     expect(keys).toEqual([
-      { key_id, workspace_id: expect.any(String), workspace: 'listed', scopes: ['products:read'], created: expect.any(String), revoked_at: null },
+      { key_id, workspace_id: expect.any(String), workspace: 'listed', scopes: ['products:read'], mode: 'live', created: expect.any(String), revoked_at: null },
     ]);
     expect(JSON.stringify(keys)).not.toContain(key as string);
     expect(workspaces).toContainEqual({ workspace_id: keys[0]!.workspace_id, slug: 'listed', created: expect.any(String) });
@@ -73,6 +85,8 @@ describe('the operator command', () => {
     ['unknown scopes', ['keys', 'create', '--workspace', 'x', '--scopes', 'clients:read,clients:delete'], /clients:delete/],
     ['no scopes', ['keys', 'create', '--workspace', 'x'], /--scopes/],
     ['an invalid slug', ['keys', 'create', '--workspace', 'Not A Slug', '--scopes', 'all'], /slug/],
+    ['an unknown mode', ['keys', 'create', '--workspace', 'x', '--scopes', 'all', '--mode', 'sandbox'], /--mode live or --mode test/],
+    ['a mode on another command', ['keys', 'list', '--mode', 'test'], /--mode/],
     ['an unknown command', ['keys', 'rotate'], /Unknown command/],
     ['an unknown option', ['workspaces', 'list', '--all'], /--all/],
     ['a malformed key id', ['keys', 'revoke', 'nope'], /not a key id/],

@@ -1,4 +1,5 @@
 import type { Scope } from '@invoicing/contracts';
+import type { Mode } from '@invoicing/service-kit/data-space';
 import { createTestDatabase } from '@invoicing/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { runAdminCommand } from '../admin/admin.service.ts';
@@ -23,9 +24,9 @@ export const startGateway = async ({ env = {} }: FixtureOptions = {}) => {
   await app.ready();
 
   /** A new API key (and its workspace, when the slug is new), as the operator command makes it. */
-  const createKey = async (scopes: Scope[], workspace = 'acme') => {
-    const [line] = await runAdminCommand(orm, { name: 'keys create', workspace, scopes });
-    return line as { workspace_id: string; key_id: string; key: string };
+  const createKey = async (scopes: Scope[], workspace = 'acme', mode: Mode = 'live') => {
+    const [line] = await runAdminCommand(orm, { name: 'keys create', workspace, scopes, mode });
+    return line as { workspace_id: string; key_id: string; mode: Mode; key: string };
   };
 
   return {

@@ -9,6 +9,8 @@ const SEGMENT = keyIdSegmentOf(KEY_ID);
 const makeKey = (overrides: Partial<ActiveKey> = {}): ActiveKey => ({
   keyId: KEY_ID,
   workspaceId: '0190f3e2-0000-7000-8000-000000000001',
+  mode: 'live',
+  spaceId: '0190f3e2-0000-7000-8000-000000000001',
   keyHash: Buffer.alloc(32),
   scopes: new Set(['clients:read']),
   ...overrides,

@@ -1,10 +1,14 @@
 import { LRUCache } from 'lru-cache';
+import type { Mode } from '@invoicing/service-kit/data-space';
 import { keyIdOfSegment, keyIdSegmentOf } from './api-key.domain.ts';
 
 /** What authentication needs of a usable (existing, unrevoked) key. */
 export interface ActiveKey {
   keyId: string;
   workspaceId: string;
+  mode: Mode;
+  /** The data space the key's requests read and write: its workspace's id when live (data-space.ts). */
+  spaceId: string;
   /** SHA-256 of the key, as bytes for a constant-time comparison. */
   keyHash: Buffer;
   scopes: ReadonlySet<string>;

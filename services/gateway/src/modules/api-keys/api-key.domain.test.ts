@@ -1,7 +1,7 @@
 import { SCOPES } from '@invoicing/contracts';
 import { newId } from '@invoicing/service-kit';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, hashApiKey, idSegmentOfKey, keyIdOfSegment, keyIdSegmentOf, mintApiKey, parseScopes } from './api-key.domain.ts';
+import { API_KEY_PREFIX, hashApiKey, idSegmentOfKey, keyIdOfSegment, keyIdSegmentOf, mintApiKey, modeOfKey, parseMode, parseScopes } from './api-key.domain.ts';
 
 describe('API key format', () => {
   it('mints inv_live_ keys in base62 that carry their key id and only hash to the stored hash', () => {
@@ -13,6 +13,27 @@ describe('API key format', () => {
     expect(sut.keyHash).toBe(hashApiKey(sut.key));
     expect(sut.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(sut.keyHash).not.toContain(sut.key.slice(API_KEY_PREFIX.length));
+  });
+
+  it('mints inv_test_ keys of the same shape for test mode, whose prefix names their mode', () => {
+    const keyId = newId();
+    const sut = mintApiKey(keyId, 'test');
+
+    expect(sut.key).toMatch(/^inv_test_[0-9A-Za-z]{65}$/);
+    expect(keyIdOfSegment(idSegmentOfKey(sut.key)!)).toBe(keyId);
+    expect(modeOfKey(sut.key)).toBe('test');
+    expect(modeOfKey(mintApiKey(keyId).key)).toBe('live');
+    expect(modeOfKey(`sk_test_${'a'.repeat(65)}`)).toBeUndefined();
+  });
+
+  it.each([
+    ['live', 'live'],
+    ['test', 'test'],
+    ['LIVE', undefined],
+    ['sandbox', undefined],
+    ['', undefined],
+  ])('reads the mode %j as %j', (input, mode) => {
+    expect(parseMode(input)).toBe(mode);
   });
 
   it('never mints the same secret twice for one key id', () => {

@@ -1,13 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { SCOPES, type Scope } from '@invoicing/contracts';
+import type { Mode } from '@invoicing/service-kit/data-space';
 import baseX from 'base-x';
 
 /**
- * Key format: `inv_live_` + 22 base62 characters of the key's id (its UUID, not secret) + 43 base62
- * characters of 32 random bytes. The id lets the gateway find the key's hash without scanning;
- * the secret part alone carries the 256 bits an attacker would have to guess.
+ * Key format: `inv_live_` (a test key: `inv_test_`) + 22 base62 characters of the key's id (its
+ * UUID, not secret) + 43 base62 characters of 32 random bytes. The id lets the gateway find the
+ * key's hash without scanning; the secret part alone carries the 256 bits an attacker would have
+ * to guess. The prefix tells the mode at a glance; the stored mode decides (a mismatch is 401).
  */
-export const API_KEY_PREFIX = 'inv_live_';
+export const API_KEY_PREFIXES = { live: 'inv_live_', test: 'inv_test_' } as const satisfies Record<Mode, string>;
+export const API_KEY_PREFIX = API_KEY_PREFIXES.live;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_CHARS = 22;
 const SECRET_BYTES = 32;
@@ -43,12 +46,16 @@ const bytesToUuid = (bytes: Buffer): string => {
 /** The part of a key that names it: the cache is keyed by it, so a cached key is found without decoding. */
 export const keyIdSegmentOf = (keyId: string): string => encodeBase62(uuidToBytes(keyId), ID_CHARS);
 
+/** The mode a key's prefix names, or undefined when it has neither prefix. */
+export const modeOfKey = (key: string): Mode | undefined =>
+  key.startsWith(API_KEY_PREFIXES.live) ? 'live' : key.startsWith(API_KEY_PREFIXES.test) ? 'test' : undefined;
+
 /**
  * The id segment of a well-formed key, or undefined. Only the shape is checked here; whether the key
- * exists and its secret matches is decided against the stored hash.
+ * exists, its secret matches and its stored mode is the one its prefix names is decided against the stored row.
  */
 export const idSegmentOfKey = (key: string): string | undefined =>
-  key.length === KEY_LENGTH && key.startsWith(API_KEY_PREFIX)
+  key.length === KEY_LENGTH && modeOfKey(key) !== undefined
     ? key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + ID_CHARS)
     : undefined;
 
@@ -66,11 +73,14 @@ export interface MintedKey {
   keyHash: string;
 }
 
-/** A new secret key for the key id; the caller stores the hash and shows the key once. */
-export const mintApiKey = (keyId: string): MintedKey => {
-  const key = API_KEY_PREFIX + keyIdSegmentOf(keyId) + encodeBase62(randomBytes(SECRET_BYTES), SECRET_CHARS);
+/** A new secret key for the key id in a mode; the caller stores the hash and the mode and shows the key once. */
+export const mintApiKey = (keyId: string, mode: Mode = 'live'): MintedKey => {
+  const key = API_KEY_PREFIXES[mode] + keyIdSegmentOf(keyId) + encodeBase62(randomBytes(SECRET_BYTES), SECRET_CHARS);
   return { key, keyHash: hashApiKey(key) };
 };
+
+/** `live` or `test`; anything else is undefined. */
+export const parseMode = (input: string): Mode | undefined => (input === 'live' || input === 'test' ? input : undefined);
 
 export type ScopesInput = { ok: true; scopes: Scope[] } | { ok: false; unknown: string[] };
 

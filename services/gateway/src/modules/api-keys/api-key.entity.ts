@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
+import type { Mode } from '@invoicing/service-kit/data-space';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 
 /** An API key: only the SHA-256 hash of the key is kept, looked up by its non-secret id. */
@@ -10,6 +11,8 @@ export const ApiKeySchema = defineEntity({
     workspace: p.manyToOne(Workspace),
     keyHash: p.text(),
     scopes: p.array(),
+    /** `live` or `test`: whose data the key sees (its workspace's, or the workspace's test data space). */
+    mode: p.string().$type<Mode>().default('live'),
     created: p.datetime().onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
   },

@@ -2,7 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Scope } from '@invoicing/contracts';
 import { AppError } from '@invoicing/service-kit';
 import type { ActiveKey, ApiKeyCache } from './api-key.cache.ts';
-import { idSegmentOfKey } from './api-key.domain.ts';
+import { idSegmentOfKey, modeOfKey } from './api-key.domain.ts';
 
 const BEARER_PREFIX = 'Bearer ';
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -24,6 +24,8 @@ const tokenOf = (authorization: string | undefined): string => {
 const verify = (token: string, key: ActiveKey | undefined): ActiveKey => {
   // The stored hash is compared in constant time: timing reveals nothing about how close a guess was.
   if (key === undefined || !timingSafeEqual(hash('sha256', token, 'buffer'), key.keyHash)) throw invalidKey();
+  // A prefix that names the other mode is not this key, whatever the rest (a row edited by hand).
+  if (modeOfKey(token) !== key.mode) throw invalidKey();
   return key;
 };
 
@@ -50,6 +52,16 @@ export const authenticate = async (authorization: string | undefined, keys: ApiK
   return verify(token, await keys.find(segmentOf(token)));
 };
 
-export const authorize = (key: ActiveKey, scope: Scope): void => {
+/** What an operation demands of a key beyond being valid. */
+export interface Requirement {
+  scope: Scope;
+  /** Only a test key may call it (test clocks). */
+  testModeOnly?: boolean;
+}
+
+export const authorize = (key: ActiveKey, { scope, testModeOnly = false }: Requirement): void => {
   if (!key.scopes.has(scope)) throw new AppError('forbidden', `This API key lacks the scope ${scope} that this operation needs.`);
+  if (testModeOnly && key.mode !== 'test') {
+    throw new AppError('forbidden', 'This operation works in test mode only: test clocks need a test key (inv_test_…), not a live key.');
+  }
 };

@@ -1,4 +1,6 @@
 import { parsePublicId } from '@invoicing/contracts';
+import { dataSpaceOf } from '@invoicing/service-kit/data-space';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../../admin/admin.service.ts';
 import { bearer, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
@@ -72,5 +74,29 @@ describe('authentication', () => {
 
     await expect.poll(async () => (await listCustomers(bearer(revoked.key))).statusCode, { timeout: 2_000, interval: 20 }).toBe(401);
     expect((await listCustomers(bearer(kept.key))).statusCode).toBe(200);
+  });
+
+  it('forwards a live key with its workspace and a test key with the workspace\'s test data space', async () => {
+    const live = await fixture.gateway.createKey(['clients:read'], 'two-modes');
+    const test = await fixture.gateway.createKey(['clients:read'], 'two-modes', 'test');
+    expect(test.key).toMatch(/^inv_test_/);
+    expect(test.workspace_id).toBe(live.workspace_id);
+
+    expect((await listCustomers(bearer(live.key))).statusCode).toBe(200);
+    expect(fixture.upstream.received.at(-1)!.headers['x-workspace-id']).toBe(live.workspace_id);
+    expect((await listCustomers(bearer(test.key))).statusCode).toBe(200);
+    expect(fixture.upstream.received.at(-1)!.headers['x-workspace-id']).toBe(dataSpaceOf(live.workspace_id, 'test'));
+    expect(dataSpaceOf(live.workspace_id, 'test')).not.toBe(live.workspace_id);
+  });
+
+  it('answers 401 to a key whose prefix does not name the mode stored for it', async () => {
+    const { key, key_id } = await fixture.gateway.createKey(['clients:read'], 'mode-edited');
+    expect((await listCustomers(bearer(key))).statusCode).toBe(200);
+
+    // The stored mode is what counts: a live-prefixed key whose row says test is no key at all.
+    await sql`update gateway.api_keys set mode = 'test' where id = ${parsePublicId('apiKey', key_id)!}`.execute(fixture.gateway.orm.em.getKysely());
+
+    await expect.poll(async () => (await listCustomers(bearer(key))).statusCode, { timeout: 2_000, interval: 20 }).toBe(401);
+    expect((await listCustomers(bearer(key))).json()).toMatchObject({ code: 'unauthenticated' });
   });
 });

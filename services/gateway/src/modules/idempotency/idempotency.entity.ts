@@ -1,8 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import { Workspace } from '../workspaces/workspace.entity.ts';
 
 /**
- * The outcome of one request made with an Idempotency-Key, per workspace and key. `in_flight`
+ * The outcome of one request made with an Idempotency-Key, per data space (a workspace's live or
+ * test data) and key. `in_flight`
  * while the first request runs (held by `lockToken` until `lockedUntil`), then `completed` with
  * the response to replay.
  */
@@ -11,7 +11,7 @@ export const IdempotencyRecordSchema = defineEntity({
   tableName: 'idempotency_records',
   properties: {
     id: p.uuid().primary(),
-    workspace: p.manyToOne(Workspace),
+    space: p.uuid().fieldName('workspace_id'),
     key: p.text(),
     fingerprint: p.text(),
     state: p.enum(['in_flight', 'completed'] as const),
@@ -23,7 +23,7 @@ export const IdempotencyRecordSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
   },
-  uniques: [{ name: 'idempotency_records_workspace_key_unique', properties: ['workspace', 'key'] }],
+  uniques: [{ name: 'idempotency_records_workspace_key_unique', properties: ['space', 'key'] }],
 });
 
 export class IdempotencyRecord extends IdempotencyRecordSchema.class {}

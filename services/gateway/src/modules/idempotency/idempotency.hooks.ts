@@ -9,14 +9,15 @@ const replay = (reply: FastifyReply, response: RecordedResponse): FastifyReply =
 /**
  * Before a write is forwarded: demands, validates and claims its Idempotency-Key under the
  * operation's rule, or answers it from the recorded outcome of the same request. Runs after
- * authentication: keys are per workspace. Resolves to true when it answered the request itself.
+ * authentication: keys are per data space (workspace and mode), so a key used by a live key and then
+ * by a test key is two requests, never a replay of the other mode's answer. Resolves to true when it answered the request itself.
  */
 export const beginIdempotentRequest = async (request: FastifyRequest, reply: FastifyReply, rule: Idempotency, idempotency: IdempotencyService): Promise<boolean> => {
   const { principal } = request;
   if (principal === null) return false;
   const key = idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER], rule);
   if (key === undefined) return false;
-  const outcome = await idempotency.begin(principal.workspaceId, key, fingerprintOf(request.method, request.url, request.body));
+  const outcome = await idempotency.begin(principal.spaceId, key, fingerprintOf(request.method, request.url, request.body));
   if (outcome.kind === 'replay') {
     replay(reply, outcome.response);
     return true;

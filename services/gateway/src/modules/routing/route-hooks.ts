@@ -3,8 +3,8 @@ import type { onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } f
 
 /** The checks a public route may run, each made once for the whole app. */
 export interface RouteGuards {
-  /** Authenticates the API key and checks that it holds the scope. */
-  authenticate: (scope: Scope) => onRequestHookHandler;
+  /** Authenticates the API key and checks that it holds the scope (and is a test key, for an operation of test mode only). */
+  authenticate: (requirement: { scope: Scope; testModeOnly?: boolean }) => onRequestHookHandler;
   /** Counts the request against its key's budget, or its client address's without a key. */
   limitRate: onRequestHookHandler;
   /** Counts an e-mail send against its workspace's budget of sends. */
@@ -35,7 +35,7 @@ export const routeHooksOf = (operation: Operation, guards: RouteGuards): RouteHo
   onRequest:
     operation.scope === null
       ? [guards.limitRate]
-      : [guards.authenticate(operation.scope), guards.limitRate, ...(guards.limitSends && SENDS_EMAIL.has(operation.operationId) ? [guards.limitSends] : [])],
+      : [guards.authenticate({ scope: operation.scope, testModeOnly: operation.testModeOnly ?? false }), guards.limitRate, ...(guards.limitSends && SENDS_EMAIL.has(operation.operationId) ? [guards.limitSends] : [])],
   preHandler: operation.method === 'GET' ? [] : [operation.bodyContentType ? guards.guardWrite(operation.idempotency, 'text') : guards.guardWrite(operation.idempotency)],
   onSend: operation.method === 'GET' ? [] : [guards.releaseUnsettledKey],
 });

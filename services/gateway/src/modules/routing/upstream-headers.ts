@@ -46,7 +46,9 @@ const copyExcept = (headers: Headers, skipped: ReadonlySet<string>): Headers => 
 /**
  * What a service receives: the client's headers (as the proxy passes them on), less the hop-by-hop
  * ones and any it may not set, plus the internal token, the caller's workspace and key, the request
- * id and the Idempotency-Key, set by the gateway alone.
+ * id and the Idempotency-Key, set by the gateway alone. The workspace a service sees is the key's
+ * data space: the workspace itself for a live key, its test space for a test key (data-space.ts),
+ * so every service keeps the modes apart by the one filter it already has.
  */
 export const upstreamRequestHeaders = (request: FastifyRequest, clientHeaders: Headers, internalToken: string): Headers => {
   const headers = copyExcept(clientHeaders, NOT_FORWARDED_UPSTREAM);
@@ -54,7 +56,7 @@ export const upstreamRequestHeaders = (request: FastifyRequest, clientHeaders: H
   headers[INTERNAL_HEADERS.requestId] = request.id;
   const { principal, idempotency } = request;
   if (principal !== null) {
-    headers[INTERNAL_HEADERS.workspaceId] = principal.workspaceId;
+    headers[INTERNAL_HEADERS.workspaceId] = principal.spaceId;
     headers[INTERNAL_HEADERS.apiKeyId] = principal.keyId;
   }
   if (idempotency !== null) headers[INTERNAL_HEADERS.idempotencyKey] = idempotency.key;
