@@ -60,6 +60,7 @@ describe('invoices through the gateway', () => {
     const draft = created.data!.data;
     expect(draft).toMatchObject({
       object: 'invoice',
+      livemode: true,
       number: null,
       status: 'draft',
       customer: customer.id,
@@ -85,8 +86,8 @@ describe('invoices through the gateway', () => {
     expect(draft.id).toMatch(/^in_[0-9a-f]{32}$/);
     expect(draft.created_at).toMatch(ISO_MS);
     expect(draft.lines.data).toEqual([
-      expect.objectContaining({ object: 'invoiceitem', price: price.id, product: product.id, description: 'Design workshop', quantity: 2, unit_amount: 150_000, discount_amount: 37_500, amount: 262_500, tax: 49_875 }),
-      expect.objectContaining({ object: 'invoiceitem', price: null, product: null, description: 'Travel expenses (flat)', quantity: 1, unit_amount: 42_500, discount_amount: 2_500, amount: 40_000, tax: 2_800 }),
+      expect.objectContaining({ object: 'invoiceitem', livemode: true, price: price.id, product: product.id, description: 'Design workshop', quantity: 2, unit_amount: 150_000, discount_amount: 37_500, amount: 262_500, tax: 49_875 }),
+      expect.objectContaining({ object: 'invoiceitem', livemode: true, price: null, product: null, description: 'Travel expenses (flat)', quantity: 1, unit_amount: 42_500, discount_amount: 2_500, amount: 40_000, tax: 2_800 }),
     ]);
     expect(draft.lines.data[0]!.id).toMatch(/^ii_[0-9a-f]{32}$/);
 

@@ -37,7 +37,7 @@ describe('payments and bank statements through the gateway', () => {
     expect(open.remittance_reference).toMatch(/^RF\d{2}INV\d{8}$/);
     const paid = await api.POST('/api/v1/invoices/{id}/payments', { params: { path: { id: open.id }, header: key() }, body: { amount: 2_500, method: 'card' } });
     expect(paid.response.status).toBe(201);
-    expect(paid.data!.data).toMatchObject({ object: 'payment', amount: 2_500, method: 'card', invoice: open.id });
+    expect(paid.data!.data).toMatchObject({ object: 'payment', livemode: true, amount: 2_500, method: 'card', invoice: open.id });
     expectProblem(await api.POST('/api/v1/invoices/{id}/payments', { params: { path: { id: open.id }, header: key() }, body: { amount: 7_501 } }), 400, 'invalid_request');
     expectProblem(await api.POST('/api/v1/invoices/{id}/void', { params: { path: { id: open.id }, header: key() } }), 409, 'invalid_state');
     const rest = await api.POST('/api/v1/invoices/{id}/pay', { params: { path: { id: open.id }, header: key() } });

@@ -1827,6 +1827,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "customer";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Full legal or trade name. */
             name: string;
             email: string | null;
@@ -1886,6 +1888,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "product";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Default line description when one of its prices is used on an invoice. */
             name: string;
             description: string | null;
@@ -1918,6 +1922,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "price";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * @description The `prod_` ID of the parent product; never changes.
              * @example prod_0190f3e2c1b27a8e9d1f3c4b5a697887
@@ -1968,6 +1974,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2156,6 +2164,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice_attachment";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description As sent (BT-125 filename). */
             filename: string;
             content_type: components["schemas"]["AttachmentContentType"];
@@ -2249,6 +2259,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoiceitem";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `price_` ID of a catalog line; null for ad-hoc lines. */
             price: string | null;
             /** @description `prod_` ID of a catalog line; null for ad-hoc lines. */
@@ -2360,6 +2372,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2481,6 +2495,8 @@ export interface components {
             type: "created";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2494,6 +2510,8 @@ export interface components {
             type: "updated";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2507,6 +2525,8 @@ export interface components {
             type: "finalized";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2521,6 +2541,8 @@ export interface components {
             type: "paid";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2536,6 +2558,8 @@ export interface components {
             type: "voided";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2550,6 +2574,8 @@ export interface components {
             type: "overdue";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2575,6 +2601,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "payment";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `in_` ID of the invoice paid. */
             invoice: string;
             /** @description Minor units of `currency`. */
@@ -2611,6 +2639,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2633,6 +2663,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             booking_date: string | null;
             /** @description Minor units of `currency`, always positive; `credit_debit` tells the direction. */
             amount: number;
@@ -2664,6 +2696,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2689,6 +2723,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `cus_` ID. */
             customer: string;
             /** @enum {string} */
@@ -2745,6 +2781,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription_item";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `price_` ID of a recurring price. */
             price: string;
             quantity: number;
@@ -2760,6 +2798,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "message";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `in_` ID. */
             invoice: string;
             /** @enum {string} */
@@ -2797,6 +2837,7 @@ export interface components {
         /**
          * @example {
          *       "object": "numbering",
+         *       "livemode": true,
          *       "number_format": "INV-{YYYY}-{SEQ:4}",
          *       "timezone": "Europe/Berlin",
          *       "current_period": "2026",
@@ -2805,6 +2846,7 @@ export interface components {
          *       "series": [
          *         {
          *           "object": "number_series",
+         *           "livemode": true,
          *           "format": "INV-{YYYY}-{SEQ:4}",
          *           "period": "2026",
          *           "issued": 42,
@@ -2820,6 +2862,8 @@ export interface components {
         Numbering: {
             /** @constant */
             object: "numbering";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The format finalization uses now. */
             number_format: string;
             timezone: string;
@@ -2833,6 +2877,8 @@ export interface components {
         NumberSeries: {
             /** @constant */
             object: "number_series";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             format: string;
             /** @description `2026`, `2026-11`, or null for a format without a period. */
             period: string | null;
@@ -2860,6 +2906,8 @@ export interface components {
         NumberingVerification: {
             /** @constant */
             object: "numbering_verification";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description True when every series recounts without a gap and every hash recomputes. */
             verified: boolean;
             series_checked: number;
@@ -2889,6 +2937,8 @@ export interface components {
         Account: {
             /** @constant */
             object: "account";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             business_name: string | null;
             email: string | null;
             address: components["schemas"]["Address"];
@@ -2959,6 +3009,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -2993,6 +3045,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -3031,6 +3085,8 @@ export interface components {
         WebhookReplay: {
             /** @constant */
             object: "webhook_replay";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `we_` ID. */
             endpoint: string;
             /**
@@ -3057,6 +3113,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "event";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             type: components["schemas"]["EventType"];
             /**
              * Format: date-time
@@ -3095,6 +3153,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "delivery_attempt";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` ID (the endpoint may since have been deleted). */
@@ -3130,6 +3190,7 @@ export interface components {
         /**
          * @example {
          *       "object": "event_redelivery",
+         *       "livemode": true,
          *       "event": "evt_0190f3e2c1b27a8e9d1f3c4b5a697887",
          *       "endpoints": [
          *         "we_0190f3e2c1b27a8e9d1f3c4b5a697888"
@@ -3139,6 +3200,8 @@ export interface components {
         EventRedelivery: {
             /** @constant */
             object: "event_redelivery";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */

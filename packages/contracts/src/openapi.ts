@@ -178,6 +178,13 @@ export interface OpenApiOptions {
   operations?: readonly Operation[];
 }
 
+/** How live and test keys keep their data apart, as the reference states it. */
+const TEST_MODE_RULE = [
+  'Test mode: every API key is live (`inv_live_…`) or test (`inv_test_…`). A test key reads and writes only its workspace’s test data and a live key only live data: every object carries `livemode` (`true` for live data, `false` for test data), and an ID of the other mode’s data is a 404 `not_found` (in a path, a body or a filter alike), so a list never shows the other mode’s objects.',
+  'Each mode has its own invoice number series (a test invoice takes the next test number and the live series never moves; the same number may exist once in each mode), its own webhook endpoints (a test event goes only to test endpoints, and events carry `livemode`), its own events and its own `Idempotency-Key`s. The account (business profile and settings) is per mode too: a test key’s `PATCH /api/v1/account` changes only test mode’s settings, and test mode starts with an empty profile and default settings (fill them in with a test key for test invoices to show them). A test invoice’s public page is marked as test mode.',
+  'Operations marked for test keys only (test clocks) answer a live key 403 `forbidden`.',
+].join(' ');
+
 /** The whole API's OpenAPI 3.1 document, generated from the operation table. */
 export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', operations = OPERATIONS }: OpenApiOptions = {}) => {
   const paths: ZodOpenApiPathsObject = {};
@@ -195,6 +202,7 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
         `Customers, products and prices; invoices with gapless numbers; payments, voids, PDFs, public links and signed webhooks. Amounts are integers in the minor unit of their currency. Limits: a request body is at most 1 MiB (413 \`payload_too_large\`) and nests at most 32 levels (400); an invoice has at most ${INVOICE_ITEMS_MAX} lines (400); a client sends the headers of a request within 10 s and the whole request within 30 s, or gets 408 and the connection is closed.`,
         API_EVOLUTION_RULE,
         'Errors: every non-2xx answer with a body is an `application/problem+json` document (`Problem`); `default` covers the statuses an operation does not list. A method that a known path does not take answers 405 `method_not_allowed` with an `Allow` header naming the methods it takes (see the `default` response of every operation). Every response carries `X-Request-Id`.',
+        TEST_MODE_RULE,
         'Downloads: PDFs are bytes (`format: binary`), the public page is HTML text and e-invoices are XML text; each declares its own media type. Stored documents carry an `ETag` and answer 304 to `If-None-Match`.',
       ].join('\n\n'),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
@@ -202,7 +210,11 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key, `inv_live_…`, sent as `Authorization: Bearer <key>`.' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key, sent as `Authorization: Bearer <key>`: a live key `inv_live_…`, or a test key `inv_test_…` that reads and writes only the workspace’s test data (see “Test mode” above).',
+        },
       },
       schemas: Object.fromEntries(componentsReferencedByOverrides()) as ZodOpenApiComponentsObject['schemas'],
       headers: Object.fromEntries(Object.values(HEADERS).map(({ id, ...header }) => [id, header])) as ZodOpenApiComponentsObject['headers'],

@@ -49,6 +49,7 @@ describe('supporting documents (BG-24)', () => {
     expect(pdf.body.data).toEqual({
       id: expect.stringMatching(/^att_[0-9a-f]{32}$/),
       object: 'invoice_attachment',
+      livemode: true,
       filename: 'timesheet.pdf',
       content_type: 'application/pdf',
       size: PDF.length,

@@ -56,7 +56,7 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     );
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     const statement = response.body.data;
-    expect(statement).toMatchObject({ object: 'bank_statement', account_iban: IBAN, from: '2026-11-19', to: '2026-11-20', matched_count: 2, unmatched_count: 1 });
+    expect(statement).toMatchObject({ object: 'bank_statement', livemode: true, account_iban: IBAN, from: '2026-11-19', to: '2026-11-20', matched_count: 2, unmatched_count: 1 });
     expect(statement.id).toMatch(/^bst_[0-9a-f]{32}$/);
     expect(statement.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'unmatched', 'ignored']);
     expect(statement.entries.data[0]).toMatchObject({ amount: 10_000, currency: 'EUR', credit_debit: 'credit', booking_date: '2026-11-20', counterparty_name: 'Müller & Söhne', invoice: a.id, bank_reference: null });

@@ -45,6 +45,7 @@ describe('drafts', () => {
     const invoice = response.body.data;
     expect(invoice).toMatchObject({
       object: 'invoice',
+      livemode: true,
       number: null,
       status: 'draft',
       customer: customer.id,
@@ -69,7 +70,7 @@ describe('drafts', () => {
     });
     expect(invoice.id).toMatch(/^in_[0-9a-f]{32}$/);
     const [travel, workshop, dayTwo] = invoice.lines.data;
-    expect(travel).toMatchObject({ object: 'invoiceitem', price: null, product: null, description: 'Travel', quantity: 2, unit_amount: 12_345, discount_amount: 345, tax_rate: 7, amount: 24_345, tax: 1704 });
+    expect(travel).toMatchObject({ object: 'invoiceitem', livemode: true, price: null, product: null, description: 'Travel', quantity: 2, unit_amount: 12_345, discount_amount: 345, tax_rate: 7, amount: 24_345, tax: 1704 });
     expect(workshop).toMatchObject({ price: price.id, product: product.id, description: 'Design workshop', quantity: 3, unit_amount: 50_000, discount_amount: 15_000, tax_rate: 19, amount: 135_000, tax: 25_650 });
     expect(dayTwo).toMatchObject({ description: 'Workshop, day two', quantity: 1, unit_amount: 50_000, discount: null, amount: 50_000, tax: 9_500 });
     // decisions.md: exactly one of amount_off or percent_off, so the other key is absent, not null.
@@ -184,8 +185,8 @@ describe('drafts', () => {
     const timeline = await api.call('GET', `/api/v1/invoices/${draft.id}/timeline`);
     expect(timeline.body).toEqual({
       data: [
-        { object: 'timeline_entry', type: 'created', occurred_at: '2026-11-22T10:00:00.000Z', key_id: api.keyId, request_id: expect.any(String) },
-        { object: 'timeline_entry', type: 'updated', occurred_at: '2026-11-22T10:00:01.000Z', key_id: api.keyId, request_id: expect.any(String) },
+        { object: 'timeline_entry', livemode: true, type: 'created', occurred_at: '2026-11-22T10:00:00.000Z', key_id: api.keyId, request_id: expect.any(String) },
+        { object: 'timeline_entry', livemode: true, type: 'updated', occurred_at: '2026-11-22T10:00:01.000Z', key_id: api.keyId, request_id: expect.any(String) },
       ],
       next_cursor: null,
     });

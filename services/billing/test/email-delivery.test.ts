@@ -68,7 +68,7 @@ describe('e-mail delivery', () => {
     const { invoice } = await openInvoice();
     const queued = await send(invoice.id, { message: 'Thank you for your order.' });
     expect(queued.status, JSON.stringify(queued.body)).toBe(202);
-    expect(queued.body.data).toMatchObject({ object: 'message', invoice: invoice.id, kind: 'invoice', to: ['billing@mueller.example'], cc: [], status: 'queued', attempts: 0, sent_at: null });
+    expect(queued.body.data).toMatchObject({ object: 'message', livemode: true, invoice: invoice.id, kind: 'invoice', to: ['billing@mueller.example'], cc: [], status: 'queued', attempts: 0, sent_at: null });
     expect(queued.body.data.subject).toBe(`Invoice ${invoice.number} from Seller GmbH`);
     const sent = await messageWhen(queued.body.data.id, (message) => message.status === 'sent', 90_000);
     expect(sent.attempts).toBe(1);

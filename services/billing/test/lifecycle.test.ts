@@ -246,17 +246,18 @@ describe('numbering', () => {
     const report = await api.call('GET', '/api/v1/numbering');
     expect(report.body.data).toEqual({
       object: 'numbering',
+      livemode: true,
       number_format: 'INV/{YYYY}/{SEQ:4}',
       timezone: 'UTC',
       current_period: '2026',
       next_number: 'INV/2026/0004',
       gap_free: true,
       series: [
-        { object: 'number_series', format: 'INV/{YYYY}/{SEQ:4}', period: '2026', issued: 3, first_number: 'INV/2026/0001', last_number: 'INV/2026/0003', last_sequence: 3, next_number: 'INV/2026/0004', gaps: [] },
+        { object: 'number_series', livemode: true, format: 'INV/{YYYY}/{SEQ:4}', period: '2026', issued: 3, first_number: 'INV/2026/0001', last_number: 'INV/2026/0003', last_sequence: 3, next_number: 'INV/2026/0004', gaps: [] },
       ],
     });
     const verification = await api.call('GET', '/api/v1/numbering/verify');
-    expect(verification.body.data).toMatchObject({ object: 'numbering_verification', verified: true, series_checked: 1, invoices_checked: 3, first_break: null });
+    expect(verification.body.data).toMatchObject({ object: 'numbering_verification', livemode: true, verified: true, series_checked: 1, invoices_checked: 3, first_break: null });
   });
 
   it('restarts each period in the workspace time zone, and a format used before continues where it stopped', async () => {
@@ -387,6 +388,7 @@ describe('account', () => {
     const api = workspaceClient(harness.service);
     expect((await api.call('GET', '/api/v1/account')).body.data).toEqual({
       object: 'account',
+      livemode: true,
       business_name: null,
       email: null,
       address: { line1: null, line2: null, city: null, state: null, postal_code: null, country: null },

@@ -40,6 +40,7 @@ describe('payments: several per invoice, the last one pays it', () => {
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body.data).toMatchObject({
       object: 'payment',
+      livemode: true,
       invoice: invoice.id,
       amount: 30_000,
       currency: 'EUR',

@@ -38,7 +38,7 @@ describe('signed delivery', () => {
     const payloads = receiver.at(path).map((webhook) => verifyWebhook(webhook, endpoint.secret) as WebhookEvent);
     expect(payloads.map((event) => event.type).sort()).toEqual(['invoice.paid', 'invoice.voided']);
     const paidEvent = payloads.find((event) => event.type === 'invoice.paid')!;
-    expect(paidEvent).toEqual({ id: publicEventIdOf(paid), object: 'event', type: 'invoice.paid', created: paid.occurred_at, data: { object: paidInvoice } });
+    expect(paidEvent).toEqual({ id: publicEventIdOf(paid), object: 'event', livemode: true, type: 'invoice.paid', created: paid.occurred_at, data: { object: paidInvoice } });
     expect(payloads.find((event) => event.type === 'invoice.voided')!.data.object).toEqual(voidedInvoice);
     for (const webhook of receiver.at(path)) {
       expect(webhook.headers['content-type']).toBe('application/json');
@@ -53,6 +53,7 @@ describe('signed delivery', () => {
       {
         id: expect.stringMatching(/^att_[0-9a-f]{32}$/),
         object: 'delivery_attempt',
+        livemode: true,
         event: paidEvent.id,
         endpoint: endpoint.id,
         url: receiver.url(path),

@@ -27,6 +27,7 @@ describe('webhook endpoints', () => {
     expect(created).toEqual({
       id: expect.stringMatching(/^we_[0-9a-f]{32}$/),
       object: 'webhook_endpoint',
+      livemode: true,
       url: 'http://127.0.0.1:9/hooks',
       enabled_events: ['invoice.paid', 'invoice.voided'],
       description: 'Accounting sync',

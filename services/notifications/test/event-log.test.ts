@@ -133,6 +133,7 @@ describe('sending again', () => {
     expect(reply.statusCode, reply.body).toBe(200);
     expect(reply.json<{ data: unknown }>().data).toEqual({
       object: 'webhook_replay',
+      livemode: true,
       endpoint: endpoint.id,
       since: `${daysAgo(7).slice(0, 10)}T00:00:00.000Z`,
       until: expect.any(String),
@@ -168,12 +169,12 @@ describe('sending again', () => {
     await receiver.waitFor(() => receiver.at(first.path).length >= 1 && receiver.at(second.path).length >= 1);
 
     const all = await client.data(client.post(`/api/v1/events/${paid}/redeliver`));
-    expect(all).toEqual({ object: 'event_redelivery', event: paid, endpoints: [first.endpoint.id, second.endpoint.id] });
+    expect(all).toEqual({ object: 'event_redelivery', livemode: true, event: paid, endpoints: [first.endpoint.id, second.endpoint.id] });
     await receiver.waitFor(() => receiver.at(first.path).length >= 2 && receiver.at(second.path).length >= 2);
     expect(receiver.at(first.path).map((webhook) => webhook.headers['webhook-id'])).toEqual([paid, paid]);
 
     const one = await client.data(client.post(`/api/v1/events/${paid}/redeliver`, { endpoint: second.endpoint.id }));
-    expect(one).toEqual({ object: 'event_redelivery', event: paid, endpoints: [second.endpoint.id] });
+    expect(one).toEqual({ object: 'event_redelivery', livemode: true, event: paid, endpoints: [second.endpoint.id] });
     await receiver.waitFor(() => receiver.at(second.path).length >= 3);
     expect(receiver.at(first.path)).toHaveLength(2);
     expect(receiver.at(notReceiving.path)).toEqual([]);

@@ -7,6 +7,7 @@ const EMPTY_ADDRESS = { line1: null, line2: null, city: null, state: null, posta
 export const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   id: `in_${newId().replaceAll('-', '')}`,
   object: 'invoice',
+  livemode: true,
   number: 'INV/2026/0001',
   status: 'open',
   customer: `cus_${newId().replaceAll('-', '')}`,
@@ -94,6 +95,7 @@ export const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
       {
         id: `ii_${newId().replaceAll('-', '')}`,
         object: 'invoiceitem',
+        livemode: true,
         price: null,
         product: null,
         description: 'Consulting',

@@ -26,6 +26,7 @@ describe('subscriptions', () => {
     const subscription = created.body.data;
     expect(subscription).toMatchObject({
       object: 'subscription',
+      livemode: true,
       status: 'active',
       currency: 'EUR',
       interval: 'month',
@@ -37,7 +38,7 @@ describe('subscriptions', () => {
       metadata: { plan: 'pro' },
     });
     expect(subscription.id).toMatch(/^sub_[0-9a-f]{32}$/);
-    expect(subscription.items.data[0]).toMatchObject({ object: 'subscription_item', price: price.id, quantity: 2 });
+    expect(subscription.items.data[0]).toMatchObject({ object: 'subscription_item', livemode: true, price: price.id, quantity: 2 });
 
     await runScheduler();
     // Two replicas looking again find nothing more to do.

@@ -3,6 +3,7 @@ import {
   Address,
   AddressInput,
   dataOf,
+  Livemode,
   OPTIONAL_TEXT_RULE,
   optionalElectronicAddress,
   optionalElectronicAddressScheme,
@@ -128,6 +129,7 @@ const emailSettingsInput = {
 export const Account = z
   .object({
     object: z.literal('account'),
+    livemode: Livemode,
     business_name: z.string().nullable(),
     email: z.string().nullable(),
     address: Address,

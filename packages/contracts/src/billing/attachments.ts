@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
+import { dataOf, Livemode, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText } from '../common.ts';
 import { defineOperation } from '../operation.ts';
 
 /**
@@ -29,6 +29,7 @@ export const InvoiceAttachment = z
   .object({
     id: z.string().meta({ example: 'att_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('invoice_attachment'),
+    livemode: Livemode,
     filename: z.string().describe('As sent (BT-125 filename).'),
     content_type: AttachmentContentType,
     size: z.int().describe('Bytes of the file.'),

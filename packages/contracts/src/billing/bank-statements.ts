@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { CalendarDate, dataOf, Livemode, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { idReference, IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -15,6 +15,7 @@ export const BankStatementEntry = z
   .object({
     id: z.string().meta({ example: 'bse_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('bank_statement_entry'),
+    livemode: Livemode,
     booking_date: CalendarDate.nullable(),
     amount: z.int().describe('Minor units of `currency`, always positive; `credit_debit` tells the direction.'),
     currency: z.string(),
@@ -34,6 +35,7 @@ export type BankStatementEntry = z.infer<typeof BankStatementEntry>;
 const statementFields = {
   id: z.string().meta({ example: 'bst_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
   object: z.literal('bank_statement'),
+  livemode: Livemode,
   account_iban: z.string().nullable().describe('The account the statement is of (its IBAN, or the other identification the bank gave).'),
   from: CalendarDate.nullable(),
   to: CalendarDate.nullable(),

@@ -7,7 +7,7 @@ import { categoryTaxOf, taxBreakdownOf } from './tax-breakdown.ts';
 
 const address = { line1: 'Hauptstraße 1', line2: null, city: 'Berlin', state: null, postal_code: '10115', country: 'DE' };
 const makeLine = (overrides: Partial<InvoiceLine> = {}): InvoiceLine => ({
-  id: 'ii_1', object: 'invoiceitem', price: null, product: null, description: 'Audit', quantity: 1, unit_amount: 1000, discount: null,
+  id: 'ii_1', object: 'invoiceitem', livemode: true, price: null, product: null, description: 'Audit', quantity: 1, unit_amount: 1000, discount: null,
   discount_amount: 0, tax_rate: 19, amount: 1000, tax: 190, unit_code: 'C62', tax_category: 'S', tax_exemption_reason: null, period: null,
   quantity_decimal: '1', unit_amount_decimal: '1000', price_base_quantity: '1', tax_exemption_reason_code: null, sku: null, standard_id: null, standard_id_scheme: null, note: null, ...overrides,
 });

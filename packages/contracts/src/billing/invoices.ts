@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, Livemode, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -248,6 +248,7 @@ export const InvoiceLine = z
   .object({
     id: z.string().meta({ example: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('invoiceitem'),
+    livemode: Livemode,
     price: z.string().nullable().describe('`price_` ID of a catalog line; null for ad-hoc lines.'),
     product: z.string().nullable().describe('`prod_` ID of a catalog line; null for ad-hoc lines.'),
     description: z.string(),
@@ -322,6 +323,7 @@ export type CustomerSnapshot = z.infer<typeof CustomerSnapshot>;
 const invoiceFields = {
   id: z.string().meta({ example: 'in_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
   object: z.literal('invoice'),
+  livemode: Livemode,
   number: z.string().nullable().describe('Null while draft; assigned at finalization from the consecutive series.'),
   status: InvoiceStatus.describe('`overdue` is an open invoice past its due date in the workspace’s time zone.'),
   customer: z.string().describe('`cus_` ID.'),
@@ -504,6 +506,7 @@ export type ListInvoicesQuery = z.infer<typeof ListInvoicesQuery>;
 
 const timelineBase = {
   object: z.literal('timeline_entry'),
+  livemode: Livemode,
   occurred_at: Timestamp,
   key_id: z.string().nullable().describe('The API key that acted; null for the system (the overdue sweep).'),
   request_id: z.string().nullable(),

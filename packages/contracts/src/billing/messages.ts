@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, EMAIL_MAX, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { dataOf, Livemode, EMAIL_MAX, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -72,6 +72,7 @@ export const Message = z
   .object({
     id: z.string().meta({ example: 'msg_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('message'),
+    livemode: Livemode,
     invoice: z.string().describe('`in_` ID.'),
     kind: MessageKind,
     to: z.array(z.string()),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, Timestamp } from '../common.ts';
+import { dataOf, Livemode, Timestamp } from '../common.ts';
 import { defineOperation } from '../operation.ts';
 
 /** A run of sequence values that no invoice holds although the counter passed them. */
@@ -17,6 +17,7 @@ export const NumberGap = z
 export const NumberSeries = z
   .object({
     object: z.literal('number_series'),
+    livemode: Livemode,
     format: z.string(),
     period: z.string().nullable().describe('`2026`, `2026-11`, or null for a format without a period.'),
     issued: z.int().describe('Invoices holding a number of this series.'),
@@ -32,6 +33,7 @@ export type NumberSeries = z.infer<typeof NumberSeries>;
 export const Numbering = z
   .object({
     object: z.literal('numbering'),
+    livemode: Livemode,
     number_format: z.string().describe('The format finalization uses now.'),
     timezone: z.string(),
     current_period: z.string().nullable(),
@@ -44,13 +46,14 @@ export const Numbering = z
     examples: [
       {
         object: 'numbering',
+        livemode: true,
         number_format: 'INV-{YYYY}-{SEQ:4}',
         timezone: 'Europe/Berlin',
         current_period: '2026',
         next_number: 'INV-2026-0043',
         gap_free: true,
         series: [
-          { object: 'number_series', format: 'INV-{YYYY}-{SEQ:4}', period: '2026', issued: 42, first_number: 'INV-2026-0001', last_number: 'INV-2026-0042', last_sequence: 42, next_number: 'INV-2026-0043', gaps: [] },
+          { object: 'number_series', livemode: true, format: 'INV-{YYYY}-{SEQ:4}', period: '2026', issued: 42, first_number: 'INV-2026-0001', last_number: 'INV-2026-0042', last_sequence: 42, next_number: 'INV-2026-0043', gaps: [] },
         ],
       },
     ],
@@ -76,6 +79,7 @@ export type ChainBreak = z.infer<typeof ChainBreak>;
 export const NumberingVerification = z
   .object({
     object: z.literal('numbering_verification'),
+    livemode: Livemode,
     verified: z.boolean().describe('True when every series recounts without a gap and every hash recomputes.'),
     series_checked: z.int(),
     invoices_checked: z.int(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, dataOf, OPTIONAL_TEXT_RULE, optionalText, pageOf, Timestamp } from '../common.ts';
+import { CalendarDate, dataOf, Livemode, OPTIONAL_TEXT_RULE, optionalText, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -14,6 +14,7 @@ export const Payment = z
   .object({
     id: z.string().meta({ example: 'pay_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('payment'),
+    livemode: Livemode,
     invoice: z.string().describe('`in_` ID of the invoice paid.'),
     amount: z.int().describe('Minor units of `currency`.'),
     currency: z.string().describe('The invoice’s currency.'),

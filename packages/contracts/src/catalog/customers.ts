@@ -4,6 +4,7 @@ import {
   AddressInput,
   BooleanQuery,
   dataOf,
+  Livemode,
   NOT_BLANK,
   OPTIONAL_TEXT_RULE,
   optionalElectronicAddress,
@@ -25,6 +26,7 @@ export const Customer = z
   .object({
     id: z.string().meta({ example: 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('customer'),
+    livemode: Livemode,
     name: z.string().describe('Full legal or trade name.'),
     email: z.string().nullable(),
     phone: z.string().nullable(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, Livemode, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -28,6 +28,7 @@ export const Price = z
   .object({
     id: z.string().meta({ example: 'price_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('price'),
+    livemode: Livemode,
     product: z.string().describe('The `prod_` ID of the parent product; never changes.').meta({ example: 'prod_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     nickname: z.string().nullable().describe('Internal label, hidden from customers.'),
     unit_amount: z.int().describe('Minor units of `currency`; non-negative.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, Livemode, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -12,6 +12,7 @@ export const Product = z
   .object({
     id: z.string().meta({ example: 'prod_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('product'),
+    livemode: Livemode,
     name: z.string().describe('Default line description when one of its prices is used on an invoice.'),
     description: z.string().nullable(),
     images: z.array(z.string()).describe('Public HTTPS URLs of product images.'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvoiceEventData, MessageEventData } from '../billing/events.ts';
 import { SubscriptionEventData } from '../subscriptions/events.ts';
-import { dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { dataOf, Livemode, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
@@ -30,6 +30,7 @@ export const WebhookEvent = z
   .object({
     id: z.string().meta({ example: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('event'),
+    livemode: Livemode,
     type: EventType,
     created: Timestamp.describe('When it happened.'),
     data: WebhookEventData.describe('`object`: the invoice as it was at that moment, lines included (`invoice.*`), the subscription (`subscription.*`), or the message (`message.failed`).'),
@@ -52,6 +53,7 @@ export const DeliveryAttempt = z
   .object({
     id: z.string().meta({ example: 'att_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('delivery_attempt'),
+    livemode: Livemode,
     event: z.string().describe('`evt_` ID.'),
     endpoint: z.string().describe('`we_` ID (the endpoint may since have been deleted).'),
     url: z.string().describe('The URL the request went to.'),
@@ -78,10 +80,11 @@ export type RedeliverEventBody = z.infer<typeof RedeliverEventBody>;
 export const EventRedelivery = z
   .object({
     object: z.literal('event_redelivery'),
+    livemode: Livemode,
     event: z.string().describe('`evt_` ID.'),
     endpoints: z.array(z.string()).describe('`we_` IDs the event is queued for; empty when no enabled endpoint receives its type.'),
   })
-  .meta({ id: 'EventRedelivery', examples: [{ object: 'event_redelivery', event: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887', endpoints: ['we_0190f3e2c1b27a8e9d1f3c4b5a697888'] }] });
+  .meta({ id: 'EventRedelivery', examples: [{ object: 'event_redelivery', livemode: true, event: 'evt_0190f3e2c1b27a8e9d1f3c4b5a697887', endpoints: ['we_0190f3e2c1b27a8e9d1f3c4b5a697888'] }] });
 export type EventRedelivery = z.infer<typeof EventRedelivery>;
 
 const tag = 'Events';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { dataOf, Livemode, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
@@ -59,6 +59,7 @@ export const WebhookEndpoint = z
   .object({
     id: z.string().meta({ example: 'we_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('webhook_endpoint'),
+    livemode: Livemode,
     url: z.string(),
     enabled_events: z.array(z.string()).describe('Event types it receives; `["*"]` for all.'),
     description: z.string().nullable(),
@@ -123,6 +124,7 @@ export type ReplayWebhookEventsBody = z.infer<typeof ReplayWebhookEventsBody>;
 export const WebhookReplay = z
   .object({
     object: z.literal('webhook_replay'),
+    livemode: Livemode,
     endpoint: z.string().describe('`we_` ID.'),
     since: Timestamp,
     until: Timestamp,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, dataOf, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { CalendarDate, dataOf, Livemode, PageQuery, pageOf, Timestamp } from '../common.ts';
 import { CollectionMethod, DAYS_UNTIL_DUE_MAX, INVOICE_ITEMS_MAX } from '../billing/invoices.ts';
 import { RECURRING_INTERVALS } from '../catalog/prices.ts';
 import { IdPathParams, idReference } from '../ids.ts';
@@ -29,6 +29,7 @@ export const SubscriptionItem = z
   .object({
     id: z.string().meta({ example: 'si_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('subscription_item'),
+    livemode: Livemode,
     price: z.string().describe('`price_` ID of a recurring price.'),
     quantity: z.int(),
   })
@@ -39,6 +40,7 @@ export const Subscription = z
   .object({
     id: z.string().meta({ example: 'sub_0190f3e2c1b27a8e9d1f3c4b5a697887' }),
     object: z.literal('subscription'),
+    livemode: Livemode,
     customer: z.string().describe('`cus_` ID.'),
     status: SubscriptionStatus,
     items: z

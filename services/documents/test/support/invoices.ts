@@ -76,6 +76,7 @@ const toLine = (input: LineInput): InvoiceLine => {
   return {
     id: toPublicId('invoiceItem', randomUUID()),
     object: 'invoiceitem',
+    livemode: true,
     price: null,
     product: null,
     description: input.description,
@@ -167,6 +168,7 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
   const invoice: Invoice = {
     id,
     object: 'invoice',
+    livemode: true,
     subscription: null,
     number: 'INV/2026/0042',
     status: 'open',
@@ -318,8 +320,8 @@ export const makeRichInvoice = (overrides: Partial<Invoice> = {}): Invoice => {
     payee: { name: 'Factoring Bank AG', identifier: null, legal_registration_id: null },
     preceding_invoice: { number: 'INV/2026/0017', issue_date: '2026-10-15' },
     attachments: [
-      { id: 'att_0190f3e2c1b27a8e9d1f3c4b5a697887', object: 'invoice_attachment', filename: 'timesheet-november.csv', content_type: 'text/csv', size: 1_234, sha256: 'c'.repeat(64), description: 'Timesheet November' },
-      { id: 'att_0190f3e2c1b27a8e9d1f3c4b5a697888', object: 'invoice_attachment', filename: 'delivery-note.pdf', content_type: 'application/pdf', size: 20_480, sha256: 'd'.repeat(64), description: null },
+      { id: 'att_0190f3e2c1b27a8e9d1f3c4b5a697887', object: 'invoice_attachment', livemode: true, filename: 'timesheet-november.csv', content_type: 'text/csv', size: 1_234, sha256: 'c'.repeat(64), description: 'Timesheet November' },
+      { id: 'att_0190f3e2c1b27a8e9d1f3c4b5a697888', object: 'invoice_attachment', livemode: true, filename: 'delivery-note.pdf', content_type: 'application/pdf', size: 20_480, sha256: 'd'.repeat(64), description: null },
     ],
     business_snapshot: {
       ...base.business_snapshot!,

@@ -16,6 +16,7 @@ import {
 import { invalidRequest } from '@invoicing/service-kit/app-error';
 import type { AccountRow } from './account.entity.ts';
 import { paymentAccountOf, paymentMeansOf, withPaymentAccount } from './payment-means.domain.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
 
@@ -135,6 +136,7 @@ const settingsChanges = (current: AccountRow, patch: UpdateAccountBody, now: Dat
 
 export const accountView = (row: AccountRow): Account => ({
   object: 'account',
+  livemode: livemodeOf(row.workspaceId),
   business_name: row.businessName ?? null,
   email: row.email ?? null,
   address: row.address,

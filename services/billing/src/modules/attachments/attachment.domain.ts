@@ -10,6 +10,7 @@ import {
 import { invalidRequest } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
 import type { InvoiceAttachmentRow } from './attachment.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 type AttachmentContentType = (typeof ATTACHMENT_CONTENT_TYPES)[number];
 
@@ -102,6 +103,7 @@ export const newAttachment = (
 export const attachmentListing = (row: InvoiceAttachmentRow): InvoiceAttachment => ({
   id: toPublicId('invoiceAttachment', row.id),
   object: 'invoice_attachment',
+  livemode: livemodeOf(row.workspaceId),
   filename: row.filename,
   content_type: row.contentType,
   size: row.size,

@@ -2,6 +2,7 @@ import { toPublicId, type BankStatement, type BankStatementEntry, type BankState
 import { newId } from '@invoicing/service-kit/ids';
 import type { BankStatementEntryRow, BankStatementRow } from './bank-statement.entity.ts';
 import type { ParsedStatement, StatementTransaction } from './camt.domain.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 const collapsed = (text: string | null): string => (text ?? '').replace(/\s+/g, ' ').trim();
 
@@ -45,6 +46,7 @@ export const asDuplicate = (row: BankStatementEntryRow): BankStatementEntryRow =
 export const entryView = (row: BankStatementEntryRow): BankStatementEntry => ({
   id: toPublicId('bankStatementEntry', row.id),
   object: 'bank_statement_entry',
+  livemode: livemodeOf(row.workspaceId),
   booking_date: row.bookingDate ?? null,
   amount: row.amount,
   currency: row.currency,
@@ -60,6 +62,7 @@ export const entryView = (row: BankStatementEntryRow): BankStatementEntry => ({
 export const statementSummaryView = (row: BankStatementRow): BankStatementSummary => ({
   id: toPublicId('bankStatement', row.id),
   object: 'bank_statement',
+  livemode: livemodeOf(row.workspaceId),
   account_iban: row.accountIban ?? null,
   from: row.fromDate ?? null,
   to: row.toDate ?? null,

@@ -13,6 +13,7 @@ const view = { today: '2026-11-22', publicUrlBase: 'http://localhost:8080' };
 const customer: Customer = {
   id: 'cus_00000000000040008000000000000002',
   object: 'customer',
+  livemode: true,
   name: 'Müller GmbH',
   email: 'rechnung@mueller.example',
   phone: null,

@@ -26,6 +26,7 @@ import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { computeInvoice, normalizeDecimal, QUANTITY_SCALE, roundedDecimal, UNIT_AMOUNT_SCALE, type DocumentAdjustments, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
 import { adjustmentsOf, assertDocumentTerms, documentAllowanceChargesOf, taxTotalInTaxCurrencyOf } from './document-terms.domain.ts';
 import { partyChanges, partyColumns } from './invoice-parties.domain.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** A line ready to be priced: from an ad-hoc item, or from a catalog item and its price. */
 export interface LineDraft {
@@ -425,6 +426,7 @@ const discountView = (row: InvoiceLineRow): Discount | null =>
 export const lineView = (row: InvoiceLineRow): InvoiceLine => ({
   id: toPublicId('invoiceItem', row.id),
   object: 'invoiceitem',
+  livemode: livemodeOf(row.workspaceId),
   price: row.priceId ? toPublicId('price', row.priceId) : null,
   product: row.productId ? toPublicId('product', row.productId) : null,
   description: row.description,
@@ -471,6 +473,7 @@ const iso = (value: Date | null | undefined): string | null => (value ? value.to
 export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): InvoiceSummary => ({
   id: toPublicId('invoice', row.id),
   object: 'invoice',
+  livemode: livemodeOf(row.workspaceId),
   number: row.number ?? null,
   status: statusOn(row, context.today),
   customer: toPublicId('customer', row.customerId),

@@ -9,6 +9,7 @@ import {
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import type { MessageRow } from './message.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** Where each attachment comes from in the documents service, and the file it becomes. */
 export const ATTACHMENT_SOURCES: Record<AttachmentKind, { path: (invoicePublicId: string) => string; contentType: string; suffix: string }> = {
@@ -104,6 +105,7 @@ const addDays = (date: string, days: number): string => {
 export const messageView = (row: MessageRow): Message => ({
   id: toPublicId('message', row.id),
   object: 'message',
+  livemode: livemodeOf(row.workspaceId),
   invoice: toPublicId('invoice', row.invoiceId),
   kind: row.kind,
   to: row.toAddresses,

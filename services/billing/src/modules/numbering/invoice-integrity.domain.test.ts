@@ -8,6 +8,7 @@ const address = { line1: null, line2: null, city: 'Köln', state: null, postal_c
 const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   id: 'in_0190f3e2c1b27a8e9d1f3c4b5a697887',
   object: 'invoice',
+  livemode: true,
   number: 'INV/2026/0001',
   status: 'open',
   customer: 'cus_0190f3e2c1b27a8e9d1f3c4b5a697887',
@@ -104,6 +105,7 @@ describe('invoice integrity', () => {
     const line = {
       id: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887',
       object: 'invoiceitem' as const,
+      livemode: true,
       price: null,
       product: null,
       description: 'Travel',
@@ -148,6 +150,7 @@ describe('document version 1 (invoices finalized before issue #12)', () => {
   const v1Line = (n: number, overrides: object) => ({
     id: `ii_0190f3e2c1b27a8e9d1f3c4b5a69788${n}`,
     object: 'invoiceitem' as const,
+    livemode: true,
     price: null,
     product: null,
     description: `Line ${n}`,
@@ -214,6 +217,7 @@ describe('document version 4 (issue #25 business terms)', () => {
   const line: Invoice['lines']['data'][number] = {
     id: 'ii_0190f3e2c1b27a8e9d1f3c4b5a697887',
     object: 'invoiceitem',
+    livemode: true,
     price: null,
     product: null,
     description: 'Travel',
@@ -278,7 +282,7 @@ describe('document version 4 (issue #25 business terms)', () => {
     ['payment_means', { payment_means: [{ type: 'paypal', information: null, iban: null, bic: null, account_name: null, mandate_reference: null, creditor_id: null, debited_iban: null, card_last4: null, card_holder: null }] }],
     ['payee', { payee: { name: 'Factor', identifier: null, legal_registration_id: null } }],
     ['preceding_invoice', { preceding_invoice: { number: 'INV/2026/0001', issue_date: null } }],
-    ['attachments', { attachments: [{ id: 'att_1', object: 'invoice_attachment', filename: 'a.pdf', content_type: 'application/pdf', size: 1, sha256: 'a'.repeat(64), description: null }] }],
+    ['attachments', { attachments: [{ id: 'att_1', object: 'invoice_attachment', livemode: true, filename: 'a.pdf', content_type: 'application/pdf', size: 1, sha256: 'a'.repeat(64), description: null }] }],
     ['business_snapshot.trading_name', { business_snapshot: { ...base.business_snapshot!, trading_name: 'Shop' } }],
     ['business_snapshot.registration_id', { business_snapshot: { ...base.business_snapshot!, registration_id: 'HRB 1' } }],
     ['business_snapshot.registration_id_scheme', { business_snapshot: { ...base.business_snapshot!, registration_id_scheme: '0204' } }],

@@ -7,18 +7,20 @@ import { accountRepository } from '../account/account.repository.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
 import { chainHashOf, documentVersionOf, GENESIS_CHAIN, snapshotHashOf } from './invoice-integrity.domain.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 import { formatNumber, periodOf, periodView } from './numbering.domain.ts';
 import { numberingRepository, type SeriesCount, type SequenceGap } from './numbering.repository.ts';
 
 const VERIFY_PAGE = 500;
 
-const seriesView = (series: SeriesCount, gaps: readonly SequenceGap[]): NumberSeries => {
+const seriesView = (spaceId: string, series: SeriesCount, gaps: readonly SequenceGap[]): NumberSeries => {
   const number = (sequence: number) => formatNumber(series.format, series.period, sequence);
   // Gaps before and between held numbers come from the database; one after the last held number, up to the counter, from here.
   const lastHeld = series.lastSequence ?? 0;
   const tail = lastHeld < series.lastValue ? [{ first: lastHeld + 1, last: series.lastValue }] : [];
   return {
     object: 'number_series',
+    livemode: livemodeOf(spaceId),
     format: series.format,
     period: periodView(series.period),
     issued: series.issued,
@@ -84,11 +86,12 @@ export const numberingService = (em: EntityManager, clock: Clock) => {
         numbering.seriesWithCounts(actor.workspaceId),
         numbering.internalGaps(actor.workspaceId),
       ]);
-      const series = counts.map((count) => seriesView(count, gaps.filter((gap) => gap.format === count.format && gap.period === count.period)));
+      const series = counts.map((count) => seriesView(actor.workspaceId, count, gaps.filter((gap) => gap.format === count.format && gap.period === count.period)));
       const period = periodOf(account.numberFormat, localDateOf(now, account.timezone));
       const current = counts.find((count) => count.format === account.numberFormat && count.period === period);
       const data: Numbering = {
         object: 'numbering',
+        livemode: livemodeOf(actor.workspaceId),
         number_format: account.numberFormat,
         timezone: account.timezone,
         current_period: periodView(period),
@@ -113,6 +116,7 @@ export const numberingService = (em: EntityManager, clock: Clock) => {
       }
       const data: NumberingVerification = {
         object: 'numbering_verification',
+        livemode: livemodeOf(actor.workspaceId),
         verified: firstBreak === null,
         series_checked: counts.length,
         invoices_checked: invoicesChecked,

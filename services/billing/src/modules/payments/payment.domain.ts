@@ -4,6 +4,7 @@ import { newId } from '@invoicing/service-kit/ids';
 import { amountRemainingOf, transition, type TransitionMoment } from '../invoices/invoice.domain.ts';
 import type { InvoiceRow } from '../invoices/invoice.entity.ts';
 import type { PaymentRow } from './payment.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** A payment asked for: by hand (createPayment, pay) or from a bank statement entry. */
 export interface PaymentRequest {
@@ -84,6 +85,7 @@ export const applyPayment = (invoice: InvoiceRow, request: PaymentRequest, at: T
 export const paymentView = (row: PaymentRow): Payment => ({
   id: toPublicId('payment', row.id),
   object: 'payment',
+  livemode: livemodeOf(row.workspaceId),
   invoice: toPublicId('invoice', row.invoiceId),
   amount: row.amount,
   currency: row.currency,

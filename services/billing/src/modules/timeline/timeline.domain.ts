@@ -2,6 +2,7 @@ import type { TimelineEntry } from '@invoicing/contracts';
 import { newId } from '@invoicing/service-kit/ids';
 import type { Actor } from '../../shared/actor.ts';
 import type { TimelineEntryRow } from './timeline.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** What each kind of entry records beside its time and actor. */
 export type TimelineFact =
@@ -31,6 +32,7 @@ export const timelineView = (row: TimelineEntryRow): TimelineEntry =>
     ...row.details,
     type: row.type,
     object: 'timeline_entry',
+    livemode: livemodeOf(row.workspaceId),
     occurred_at: row.occurredAt.toISOString(),
     key_id: row.keyId ?? null,
     request_id: row.requestId ?? null,

@@ -2,6 +2,7 @@ import { electronicAddressProblem, toPublicId, type Address, type CreateCustomer
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
 import type { CustomerRow } from './customer.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export const EMPTY_ADDRESS: Address = { line1: null, line2: null, city: null, state: null, postal_code: null, country: null };
 
@@ -95,6 +96,7 @@ export const archivedCustomer = (): Pick<CustomerRow, 'deleted'> => ({ deleted: 
 export const customerView = (row: CustomerRow): Customer => ({
   id: toPublicId('customer', row.id),
   object: 'customer',
+  livemode: livemodeOf(row.workspaceId),
   name: row.name,
   email: row.email ?? null,
   phone: row.phone ?? null,

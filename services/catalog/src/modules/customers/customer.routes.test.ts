@@ -24,6 +24,7 @@ describe('customers', () => {
     expect(customer).toEqual({
       id: expect.stringMatching(/^cus_[0-9a-f]{32}$/),
       object: 'customer',
+      livemode: true,
       name: 'Ada Lovelace',
       email: null,
       phone: null,

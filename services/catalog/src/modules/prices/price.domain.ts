@@ -9,6 +9,7 @@ import {
 import { invalidRequest } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
 import type { PriceRow } from './price.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** What a price bills: once, or on a schedule that exists exactly when the type is recurring. */
 export interface Billing {
@@ -88,6 +89,7 @@ export const archivedPrice = (): Pick<PriceRow, 'active'> => ({ active: false })
 export const priceView = (row: PriceRow): Price => ({
   id: toPublicId('price', row.id),
   object: 'price',
+  livemode: livemodeOf(row.workspaceId),
   product: toPublicId('product', row.productId),
   nickname: row.nickname ?? null,
   unit_amount: row.unitAmount,

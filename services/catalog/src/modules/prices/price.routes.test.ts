@@ -41,6 +41,7 @@ describe('prices', () => {
     expect(price).toEqual({
       id: expect.stringMatching(/^price_[0-9a-f]{32}$/),
       object: 'price',
+      livemode: true,
       product: product.id,
       nickname: null,
       unit_amount: 0,

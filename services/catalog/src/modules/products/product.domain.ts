@@ -2,6 +2,7 @@ import { toPublicId, type CreateProductBody, type Product, type UpdateProductBod
 import { newId } from '@invoicing/service-kit/ids';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProductRow } from './product.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export type EditableProduct = Pick<ProductRow, 'name' | 'description' | 'images' | 'active'>;
 
@@ -42,6 +43,7 @@ export const ARCHIVE: Partial<EditableProduct> = { active: false };
 export const productView = (row: ProductRow): Product => ({
   id: toPublicId('product', row.id),
   object: 'product',
+  livemode: livemodeOf(row.workspaceId),
   name: row.name,
   description: row.description ?? null,
   images: row.images,

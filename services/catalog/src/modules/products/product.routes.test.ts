@@ -24,6 +24,7 @@ describe('products', () => {
     expect(product).toEqual({
       id: expect.stringMatching(/^prod_[0-9a-f]{32}$/),
       object: 'product',
+      livemode: true,
       name: 'Consulting hour',
       description: null,
       images: [],

@@ -23,6 +23,7 @@ beforeAll(async () => {
 const listed = (file: EInvoiceAttachment): InvoiceAttachment => ({
   id: file.id,
   object: 'invoice_attachment',
+  livemode: true,
   filename: file.filename,
   content_type: file.contentType as InvoiceAttachment['content_type'],
   size: file.content.length,

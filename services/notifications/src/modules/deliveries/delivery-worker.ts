@@ -124,7 +124,7 @@ export class DeliveryWorker {
   }
 
   async #send(delivery: ClaimedDelivery, at: Date): Promise<WebhookResponse> {
-    const event = eventView({ id: delivery.eventId, type: delivery.eventType, created: delivery.eventCreated, data: delivery.eventData });
+    const event = eventView({ id: delivery.eventId, workspaceId: delivery.workspaceId, type: delivery.eventType, created: delivery.eventCreated, data: delivery.eventData });
     const body = JSON.stringify(event);
     let secrets: string[];
     try {

@@ -9,6 +9,7 @@ import {
   type WebhookEventType,
 } from '@invoicing/contracts';
 import type { EndpointRow } from './endpoint.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 /** After a rotation the old secret keeps signing for this long, so receivers can switch at leisure. */
 export const PREVIOUS_SECRET_VALID_MS = 24 * 3600_000;
@@ -21,6 +22,7 @@ export const newSigningSecret = (): string => `whsec_${randomBytes(SECRET_BYTES)
 export const endpointView = (row: EndpointRow): WebhookEndpoint => ({
   id: toPublicId('webhookEndpoint', row.id),
   object: 'webhook_endpoint',
+  livemode: livemodeOf(row.workspaceId),
   url: row.url,
   enabled_events: row.enabledEvents,
   description: row.description ?? null,

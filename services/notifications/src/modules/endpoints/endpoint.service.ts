@@ -10,6 +10,7 @@ import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointChanges, endpointView, newSigningSecret, PREVIOUS_SECRET_VALID_MS, typesReceived } from './endpoint.domain.ts';
 import type { EndpointRow } from './endpoint.entity.ts';
 import { endpointRepository } from './endpoint.repository.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export interface EndpointServiceDeps {
   em: EntityManager;
@@ -114,7 +115,7 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
         if (row.status !== 'enabled') throw invalidState('The webhook endpoint is disabled; enable it before replaying events to it.');
         const types = body.types ?? typesReceived(row.enabledEvents);
         const count = await deliveryRepository(tx).enqueueReplay(tx, row.id, workspaceId, since, until, types);
-        return { object: 'webhook_replay' as const, endpoint: toPublicId('webhookEndpoint', row.id), since: since.toISOString(), until: until.toISOString(), types, event_count: count };
+        return { object: 'webhook_replay' as const, livemode: livemodeOf(workspaceId), endpoint: toPublicId('webhookEndpoint', row.id), since: since.toISOString(), until: until.toISOString(), types, event_count: count };
       });
       if (result.event_count > 0) announce();
       return { data: result };

@@ -6,6 +6,7 @@ import { deliveryRepository } from '../deliveries/delivery.repository.ts';
 import { endpointRepository } from '../endpoints/endpoint.repository.ts';
 import { attemptView, eventView } from './event.domain.ts';
 import { eventRepository } from './event.repository.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export interface EventServiceDeps {
   em: EntityManager;
@@ -47,7 +48,7 @@ export const eventService = ({ em, cursors, announce }: EventServiceDeps) => {
       return pages.toPage(
         rows.map((row) => ({ row, created: row.attemptedAt, id: row.id })),
         query.limit,
-        ({ row }) => attemptView(row),
+        ({ row }) => attemptView(row, workspaceId),
       );
     },
 
@@ -69,6 +70,7 @@ export const eventService = ({ em, cursors, announce }: EventServiceDeps) => {
       return {
         data: {
           object: 'event_redelivery' as const,
+          livemode: livemodeOf(workspaceId),
           event: toPublicId('event', event.id),
           endpoints: endpointIds.map((id) => toPublicId('webhookEndpoint', id)),
         },

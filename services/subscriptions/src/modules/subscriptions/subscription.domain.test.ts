@@ -22,6 +22,7 @@ const OTHER = '00000000-0000-4000-8000-000000000005';
 const makePrice = (overrides: Partial<Price> = {}): Price => ({
   id: 'price_00000000000040008000000000000004',
   object: 'price',
+  livemode: true,
   product: 'prod_00000000000040008000000000000006',
   nickname: null,
   unit_amount: 4_900,

@@ -10,6 +10,7 @@ import { invalidRequest, invalidState, type FieldIssue } from '@invoicing/servic
 import { newId } from '@invoicing/service-kit/ids';
 import { localDate, periodIndexOn, periodOf, periodStart, periodsStartedBy, startOfDay, type Cadence } from './billing-calendar.domain.ts';
 import type { SubscriptionItemRow, SubscriptionRow } from './subscription.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 
 export const cadenceOf = (row: Pick<SubscriptionRow, 'interval' | 'intervalCount'>): Cadence => ({ interval: row.interval, intervalCount: row.intervalCount });
 
@@ -195,11 +196,12 @@ export const subscriptionView = (row: SubscriptionRow, items: readonly Subscript
   return {
     id: toPublicId('subscription', row.id),
     object: 'subscription',
+    livemode: livemodeOf(row.workspaceId),
     customer: toPublicId('customer', row.customerId),
     status: row.status,
     items: {
       object: 'list',
-      data: latestItems(items).map((item) => ({ id: toPublicId('subscriptionItem', item.id), object: 'subscription_item', price: toPublicId('price', item.priceId), quantity: item.quantity })),
+      data: latestItems(items).map((item) => ({ id: toPublicId('subscriptionItem', item.id), object: 'subscription_item', livemode: livemodeOf(item.workspaceId), price: toPublicId('price', item.priceId), quantity: item.quantity })),
     },
     currency: row.currency,
     interval: row.interval,
