@@ -1,6 +1,7 @@
+import { dataSpaceOf } from '@invoicing/service-kit/data-space';
 import { describe, expect, it } from 'vitest';
 import { makeInvoice } from '../../../test/support/invoices.ts';
-import { isWellFormedToken, statusOf } from './public-page.domain.ts';
+import { isWellFormedToken, publicPageContentOf, statusOf } from './public-page.domain.ts';
 
 describe('the status line of the public page', () => {
   it.each([
@@ -17,6 +18,20 @@ describe('the status line of the public page', () => {
   it('speaks the invoice\'s language', () => {
     const invoice = { ...makeInvoice({ locale: 'nl', lineInputs: [{ description: 'x', unit_amount: 1000 }] }), status: 'overdue' as const };
     expect(statusOf(invoice)).toMatchObject({ label: 'Achterstallig', detail: 'Vervallen op 20 dec 2026', amountLabel: 'Te betalen bedrag', amount: '€\u00a010,00' });
+  });
+});
+
+describe('the test mode marker of the public page', () => {
+  const workspace = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887';
+  const open = (locale: 'en' | 'de') => ({ ...makeInvoice({ locale, lineInputs: [{ description: 'x', unit_amount: 1000 }] }), status: 'open' as const });
+
+  it('marks an invoice of the workspace\'s test data, in the invoice\'s language', () => {
+    expect(publicPageContentOf(open('en'), dataSpaceOf(workspace, 'test')).testMode).toBe('Test mode: made with a test key, this is not a real invoice.');
+    expect(publicPageContentOf(open('de'), dataSpaceOf(workspace, 'test')).testMode).toMatch(/^Testmodus/);
+  });
+
+  it('leaves a live invoice unmarked', () => {
+    expect(publicPageContentOf(open('en'), workspace).testMode).toBeNull();
   });
 });
 

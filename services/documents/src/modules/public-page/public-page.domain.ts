@@ -1,4 +1,5 @@
 import type { Invoice } from '@invoicing/contracts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 import { paymentOf, toInvoiceDocumentView, writerFor, type InvoiceDocumentView } from '../rendering/invoice-view.domain.ts';
 import type { PublicPageStatus } from '../rendering/templates.ts';
 
@@ -50,6 +51,8 @@ export const DOWNLOAD_MESSAGES = {
 export interface PublicPageContent {
   title: string;
   heading: string;
+  /** The test mode marker, when the invoice is test data; else null. */
+  testMode: string | null;
   view: InvoiceDocumentView;
   status: PublicPageStatus;
   downloadLabel: (kind: keyof typeof DOWNLOAD_MESSAGES) => string;
@@ -58,8 +61,9 @@ export interface PublicPageContent {
 /**
  * The page: the invoice as printed, except that its payment section states what is still to pay
  * now (after payments), with a QR code for that amount, and a settled invoice asks for nothing.
+ * An invoice of a test data space (`spaceId`, the workspace billing answers with) is marked as test mode.
  */
-export const publicPageContentOf = (invoice: Invoice): PublicPageContent => {
+export const publicPageContentOf = (invoice: Invoice, spaceId: string): PublicPageContent => {
   const writer = writerFor(invoice);
   const printed = toInvoiceDocumentView(invoice);
   const status = statusOf(invoice);
@@ -69,6 +73,7 @@ export const publicPageContentOf = (invoice: Invoice): PublicPageContent => {
   return {
     title: seller ? `${printed.title} · ${seller}` : printed.title,
     heading: seller ? writer.t('invoice_from', { seller }) : printed.labels.invoice,
+    testMode: livemodeOf(spaceId) ? null : writer.t('test_mode'),
     view: { ...printed, payment },
     status,
     downloadLabel: (kind) => writer.t(DOWNLOAD_MESSAGES[kind]),

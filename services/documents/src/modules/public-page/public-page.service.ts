@@ -74,10 +74,11 @@ export const publicPageService = ({ em, billing, pdfs, exports, templates, annou
       const found = await find(token, requestId);
       const pdf = await pdfSummaryOf(found);
       const nonce = randomBytes(16).toString('base64url');
-      const content = publicPageContentOf(found.invoice);
+      const content = publicPageContentOf(found.invoice, found.workspace_id);
       const html = templates.publicPage({
         title: content.title,
         heading: content.heading,
+        testMode: content.testMode,
         view: content.view,
         status: content.status,
         pdfUrl: `/i/${encodeURIComponent(token)}/pdf`,

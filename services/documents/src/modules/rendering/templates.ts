@@ -24,6 +24,8 @@ export interface PublicPageInput {
   title: string;
   /** The banner: who the invoice is from. */
   heading: string;
+  /** The marker of an invoice made in test mode, in its language; null for a live invoice. */
+  testMode: string | null;
   view: InvoiceDocumentView;
   status: PublicPageStatus;
   pdfUrl: string;

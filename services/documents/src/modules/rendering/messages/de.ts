@@ -61,6 +61,7 @@ export const de: { readonly [Key in keyof typeof en]: string } = {
   status_overdue: 'Überfällig',
   status_paid: 'Bezahlt',
   status_void: 'Storniert',
+  test_mode: 'Testmodus: mit einem Testschlüssel erstellt, dies ist keine echte Rechnung.',
   due_on: 'Fällig am {{date}}',
   due_on_receipt: 'Sofort fällig',
   was_due_on: 'Fällig seit dem {{date}}',

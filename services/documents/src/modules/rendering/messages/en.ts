@@ -60,6 +60,7 @@ export const en = {
   status_overdue: 'Overdue',
   status_paid: 'Paid',
   status_void: 'Void',
+  test_mode: 'Test mode: made with a test key, this is not a real invoice.',
   due_on: 'Due {{date}}',
   due_on_receipt: 'Due on receipt',
   was_due_on: 'Was due {{date}}',

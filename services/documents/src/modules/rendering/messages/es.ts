@@ -61,6 +61,7 @@ export const es: { readonly [Key in keyof typeof en]: string } = {
   status_overdue: 'Vencida',
   status_paid: 'Pagada',
   status_void: 'Anulada',
+  test_mode: 'Modo de prueba: creada con una clave de prueba, no es una factura real.',
   due_on: 'Vence el {{date}}',
   due_on_receipt: 'Pago a la recepción',
   was_due_on: 'Venció el {{date}}',

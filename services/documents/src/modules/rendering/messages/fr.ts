@@ -61,6 +61,7 @@ export const fr: { readonly [Key in keyof typeof en]: string } = {
   status_overdue: 'En retard',
   status_paid: 'Payée',
   status_void: 'Annulée',
+  test_mode: 'Mode test : créée avec une clé de test, ce n’est pas une vraie facture.',
   due_on: 'Échéance le {{date}}',
   due_on_receipt: 'Payable à réception',
   was_due_on: 'Échue le {{date}}',

@@ -61,6 +61,7 @@ export const it: { readonly [Key in keyof typeof en]: string } = {
   status_overdue: 'Scaduta',
   status_paid: 'Pagata',
   status_void: 'Annullata',
+  test_mode: 'Modalità di test: creata con una chiave di test, non è una fattura reale.',
   due_on: 'Scadenza: {{date}}',
   due_on_receipt: 'Pagamento al ricevimento',
   was_due_on: 'Scaduta (scadenza: {{date}})',

@@ -61,6 +61,7 @@ export const nl: { readonly [Key in keyof typeof en]: string } = {
   status_overdue: 'Achterstallig',
   status_paid: 'Betaald',
   status_void: 'Geannuleerd',
+  test_mode: 'Testmodus: gemaakt met een testsleutel, dit is geen echte factuur.',
   due_on: 'Te betalen uiterlijk {{date}}',
   due_on_receipt: 'Te betalen bij ontvangst',
   was_due_on: 'Vervallen op {{date}}',
