@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OPERATIONS, SCOPES, type Operation } from '@invoicing/contracts';
+import { OPERATIONS, SCOPES } from '@invoicing/contracts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperatorCommand, type MintedKey } from '../../deploy/local/operator.ts';
-import { collectionPrefixes, jsonApi, seedWorkspace, type SeededWorkspace } from '../fuzz/support/fixtures.ts';
-import { operationsOf, type DocumentedOperation, type OpenApiDocument } from '../fuzz/support/openapi.ts';
-import { idPrefixOf, minimalValueOf } from '../fuzz/support/schema-arbitrary.ts';
+import { collectionPrefixes, seedWorkspace, type SeededWorkspace } from '../fuzz/support/fixtures.ts';
+import { operationsOf, type OpenApiDocument } from '../fuzz/support/openapi.ts';
+import { idPrefixOf } from '../fuzz/support/schema-arbitrary.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
+import { bearer, collectionOf, expectProblem, idFieldsOf, matrixHarness, toTemplate, withIdAt, type MatrixContext } from './support/matrix-harness.ts';
 
 /**
  * The security matrix (issue #14), generated from the route table in packages/contracts: a new
@@ -20,11 +21,8 @@ import { startSystem, type TestSystem } from '../support/system.ts';
 
 let system: TestSystem;
 let receiver: Server;
-let document: OpenApiDocument;
-let documented: Map<string, DocumentedOperation>;
 let own: SeededWorkspace;
 let foreign: SeededWorkspace;
-let prefixes: Map<string, string>;
 const logLines: string[] = [];
 /** Every answer body of this file but those that create a secret, scanned for secrets at the end. */
 const answers: string[] = [];
@@ -32,88 +30,8 @@ const secrets: string[] = [];
 const matrix = { forbidden: 0, crossWorkspace: 0, unauthenticated: 0, publicLinks: 0 };
 
 const scoped = OPERATIONS.filter((operation) => operation.scope !== null);
-const toTemplate = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
-const collectionOf = (path: string) => path.split('/').slice(0, 4).join('/');
-
-interface Sent {
-  status: number;
-  contentType: string;
-  text: string;
-  json: any;
-}
-
-const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown, { keep = true } = {}): Promise<Sent> => {
-  const response = await fetch(`${system.gatewayUrl}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  if (keep) answers.push(text);
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, json };
-};
-
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-
-/** A request to the operation that would succeed for a key with its scope: real IDs of `workspace`, a valid minimal body. */
-const requestFor = (operation: Operation, workspace: SeededWorkspace, idOverride?: string) => {
-  const path = operation.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => {
-    if (idOverride) return idOverride;
-    if (name === 'token') return workspace.tokens[0]!;
-    // A statement's entry: the seed's last one, which no invoice took (it can still be matched by hand).
-    if (name === 'entry_id') return workspace.ids.get('bse')!.at(-1)!;
-    // A supporting document: the one seeded on the draft.
-    if (name === 'att_id') return workspace.ids.get('att')![0]!;
-    const prefix = prefixes.get(collectionOf(operation.path))!;
-    return workspace.ids.get(prefix)![0]!;
-  });
-  const body = documented.get(operation.operationId)?.body;
-  return {
-    path,
-    headers: (operation.idempotency === 'none' ? {} : { 'idempotency-key': randomUUID() }) as Record<string, string>,
-    // An invoice named in a body is the open one (a payment's or a statement entry's target); other kinds, the first seeded.
-    body: body ? minimalValueOf(document, body.schema, (prefix) => (prefix === 'in' ? workspace.invoices.open : workspace.ids.get(prefix)![0]!)) : undefined,
-  };
-};
-
-/** Everything a workspace holds, as its lists and its account read. */
-const stateOf = async (workspace: SeededWorkspace) => {
-  const reads: Record<string, unknown> = {};
-  for (const operation of OPERATIONS.filter((candidate) => candidate.method === 'GET' && candidate.scope && !candidate.path.includes(':'))) {
-    const { json } = await send('GET', operation.path.includes('numbering/verify') ? operation.path : `${operation.path}${operation.path.endsWith('account') || operation.path.includes('numbering') ? '' : '?limit=100'}`, bearer(workspace.key), undefined, { keep: false });
-    // The time a verification ran is not state.
-    if (json?.data?.checked_at) delete json.data.checked_at;
-    reads[operation.operationId] = json;
-  }
-  return reads;
-};
-
-/**
- * The workspace's state once the events of earlier requests have reached its event log: they
- * arrive through the outbox and the bus, after the request that caused them has answered, so a
- * state read too early would see them appear during the next check. Read until two reads 300 ms
- * apart agree (5 s at most).
- */
-const settledStateOf = async (workspace: SeededWorkspace) => {
-  const deadline = Date.now() + 5_000;
-  let state = await stateOf(workspace);
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const again = await stateOf(workspace);
-    if (JSON.stringify(again) === JSON.stringify(state) || Date.now() > deadline) return again;
-    state = again;
-  }
-};
-
-const expectProblem = (sent: Sent, status: number, code: string, what: string) => {
-  expect({ status: sent.status, code: sent.json?.code, problem: sent.contentType.startsWith('application/problem+json') }, what).toEqual({ status, code, problem: true });
-};
+const context = { answers } as MatrixContext;
+const { send, requestFor, stateOf, settledStateOf } = matrixHarness(context);
 
 beforeAll(async () => {
   receiver = createServer((_request, response) => response.writeHead(204).end());
@@ -124,13 +42,14 @@ beforeAll(async () => {
     logLevel: 'debug',
     onLogLine: (service, line) => logLines.push(`${service}: ${line}`),
   });
-  document = (await (await fetch(`${system.gatewayUrl}/api/v1/openapi.json`)).json()) as OpenApiDocument;
-  documented = new Map(operationsOf(document).map((operation) => [operation.operationId, operation]));
+  context.gatewayUrl = system.gatewayUrl;
+  context.document = (await (await fetch(`${system.gatewayUrl}/api/v1/openapi.json`)).json()) as OpenApiDocument;
+  context.documented = new Map(operationsOf(context.document).map((operation) => [operation.operationId, operation]));
   const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   own = await seedWorkspace(system, 'matrix-own', webhookUrl);
   foreign = await seedWorkspace(system, 'matrix-foreign', webhookUrl);
   secrets.push(own.key, foreign.key, ...own.webhookSecrets, ...foreign.webhookSecrets);
-  prefixes = await collectionPrefixes(own.api, OPERATIONS.filter((operation) => operation.method === 'GET').map((operation) => operation.path));
+  context.prefixes = await collectionPrefixes(own.api, OPERATIONS.filter((operation) => operation.method === 'GET').map((operation) => operation.path));
 }, 180_000);
 
 afterAll(async () => {
@@ -141,8 +60,8 @@ afterAll(async () => {
 
 describe('the security matrix, from the route table', () => {
   it('covers every operation the gateway serves', () => {
-    expect(new Set(documented.keys())).toEqual(new Set(OPERATIONS.map((operation) => operation.operationId)));
-    for (const operation of OPERATIONS) expect(documented.get(operation.operationId)?.path, operation.operationId).toBe(toTemplate(operation.path));
+    expect(new Set(context.documented.keys())).toEqual(new Set(OPERATIONS.map((operation) => operation.operationId)));
+    for (const operation of OPERATIONS) expect(context.documented.get(operation.operationId)?.path, operation.operationId).toBe(toTemplate(operation.path));
   });
 
   it('every operation × every scope it lacks → 403 forbidden, and nothing changed', async () => {
@@ -170,7 +89,7 @@ describe('the security matrix, from the route table', () => {
   it('every operation × an ID of another workspace in the path → 404, and the other workspace is unchanged', async () => {
     const before = await stateOf(foreign);
     for (const operation of scoped.filter((candidate) => candidate.path.includes(':id'))) {
-      const prefix = prefixes.get(collectionOf(operation.path))!;
+      const prefix = context.prefixes.get(collectionOf(operation.path))!;
       const theirs = foreign.ids.get(prefix)![0]!;
       const { path, headers, body } = requestFor(operation, own, theirs);
       const sent = await send(operation.method, path, { ...bearer(own.key), ...headers }, body);
@@ -183,29 +102,11 @@ describe('the security matrix, from the route table', () => {
   it('every operation × an ID of another workspace in the body or a list filter → 404 (an empty list for filters), and nothing changed', async () => {
     let checked = 0;
     for (const operation of scoped) {
-      const schema = documented.get(operation.operationId)!;
-      // Each ID field the request schema declares: at the top, or inside the items of an array.
-      const fields: { path: (string | number)[]; prefix: string }[] = [];
-      const walk = (raw: unknown, at: (string | number)[], depth: number) => {
-        if (depth > 4 || !raw || typeof raw !== 'object') return;
-        const node = raw as { $ref?: string; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[]; example?: unknown; type?: unknown };
-        const resolved = node.$ref ? document.components.schemas[node.$ref.replace('#/components/schemas/', '')] : node;
-        const prefix = idPrefixOf(node as never);
-        if (prefix && at.length > 0) fields.push({ path: at, prefix });
-        for (const alternative of (resolved as typeof node)?.anyOf ?? []) walk(alternative, at, depth + 1);
-        for (const [name, child] of Object.entries((resolved as typeof node)?.properties ?? {})) walk(child, [...at, name], depth + 1);
-        if ((resolved as typeof node)?.items) walk((resolved as typeof node).items, [...at, 0], depth + 1);
-      };
-      if (schema.body) walk(schema.body.schema, [], 0);
+      const schema = context.documented.get(operation.operationId)!;
+      const fields = schema.body ? idFieldsOf(context.document, schema.body.schema) : [];
       for (const field of fields) {
         const { path, headers, body } = requestFor(operation, own);
-        const base = (body ?? {}) as Record<string, any>;
-        let target: any = base;
-        for (const key of field.path.slice(0, -1)) {
-          target[key] ??= typeof field.path[field.path.indexOf(key) + 1] === 'number' ? [{}] : {};
-          target = target[key];
-        }
-        target[field.path.at(-1)!] = foreign.ids.get(field.prefix)![0]!;
+        const base = withIdAt(body, field, foreign.ids.get(field.prefix)![0]!);
         const before = await settledStateOf(own);
         const sent = await send(operation.method, path, { ...bearer(own.key), ...headers }, base);
         expectProblem(sent, 404, 'not_found', `${operation.operationId} with ${field.path.join('.')} of another workspace`);

@@ -31,8 +31,8 @@ export interface TestSystem {
   internalToken: string;
   /** A typed client of the public API, sending this key (none: unauthenticated). */
   client: (key?: string) => ApiClient;
-  /** Mints a key with the operator command, as an operator would. */
-  mintKey: (workspace: string, scopes: string) => Promise<MintedKey>;
+  /** Mints a key with the operator command, as an operator would: live unless `mode` says test. */
+  mintKey: (workspace: string, scopes: string, mode?: 'live' | 'test') => Promise<MintedKey>;
   stop: () => Promise<void>;
 }
 
@@ -71,7 +71,7 @@ export const startSystem = async ({ services, env = {}, ownNats = false, logLeve
     urls: platform.urls,
     internalToken,
     client: (key) => createInvoicingClient({ baseUrl: gatewayUrl, ...(key ? { apiKey: key } : {}) }),
-    mintKey: (workspace, scopes) => mintApiKey(database.url, workspace, scopes, inherited),
+    mintKey: (workspace, scopes, mode = 'live') => mintApiKey(database.url, workspace, scopes, inherited, mode),
     stop: async () => {
       await platform.stop();
       await nats?.dispose();

@@ -34,6 +34,8 @@ const created = async (answer: Promise<JsonAnswer>, what: string) => {
 export interface SeededWorkspace {
   slug: string;
   workspaceId: string;
+  /** Whose data it seeded: the workspace's live data, or with a test key its test data. */
+  mode: 'live' | 'test';
   key: string;
   keyId: string;
   api: JsonApi;
@@ -50,13 +52,19 @@ const addId = (ids: Map<string, string[]>, id: string) => {
   ids.set(prefix, [...(ids.get(prefix) ?? []), id]);
 };
 
+export interface SeedOptions {
+  /** Seed with a key of this mode (default live): a test key seeds the workspace's test data. */
+  mode?: 'live' | 'test';
+  /** The workspace to seed, such as one seeded in the other mode already; default a new one. */
+  slug?: string;
+}
+
 /**
  * A workspace with a key holding every scope, a business profile, two customers, a product and
  * its (recurring) price, invoices in every status, a subscription, a webhook endpoint and the events they produced.
  */
-export const seedWorkspace = async (system: TestSystem, label: string, webhookUrl: string): Promise<SeededWorkspace> => {
-  const slug = `${label}-${randomUUID().slice(0, 8)}`;
-  const minted = await system.mintKey(slug, 'all');
+export const seedWorkspace = async (system: TestSystem, label: string, webhookUrl: string, { mode = 'live', slug = `${label}-${randomUUID().slice(0, 8)}` }: SeedOptions = {}): Promise<SeededWorkspace> => {
+  const minted = await system.mintKey(slug, 'all', mode);
   const api = jsonApi(system.gatewayUrl, minted.key);
   const ids = new Map<string, string[]>();
   await created(api('PATCH', '/api/v1/account', { business_name: `${label} GmbH`, default_currency: 'EUR', address: { line1: 'Hauptstraße 1', city: 'Köln', postal_code: '50667', country: 'DE' }, tax_id: 'DE123456789' }), 'account');
@@ -107,6 +115,7 @@ export const seedWorkspace = async (system: TestSystem, label: string, webhookUr
   return {
     slug,
     workspaceId: minted.workspace_id,
+    mode,
     key: minted.key,
     keyId: minted.key_id,
     api,
