@@ -4,6 +4,9 @@ import {
   AddressInput,
   BooleanQuery,
   dataOf,
+  Metadata,
+  MetadataFilterQuery,
+  MetadataInput,
   NOT_BLANK,
   OPTIONAL_TEXT_RULE,
   optionalElectronicAddress,
@@ -45,6 +48,7 @@ export const Customer = z
       .enum(['ok', 'bounced'])
       .describe('`bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.'),
     deleted: z.boolean().describe('True once archived.'),
+    metadata: Metadata,
     created: Timestamp,
   })
   .meta({ id: 'Customer' });
@@ -79,6 +83,7 @@ export const CreateCustomerBody = z
     address: AddressInput.optional(),
     ...einvoiceFields,
     preferred_locale: preferredLocale.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({
     id: 'CreateCustomerBody',
@@ -104,6 +109,7 @@ export const UpdateCustomerBody = z
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
     ...einvoiceFields,
     preferred_locale: preferredLocale.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
@@ -112,6 +118,7 @@ export const ListCustomersQuery = z.strictObject({
   ...PageQuery.shape,
   q: SearchQuery.optional().describe('Partial, case-insensitive match on name, email and tax ID.'),
   include_deleted: BooleanQuery.default(false).describe('Include archived customers.'),
+  ...MetadataFilterQuery.shape,
 });
 export type ListCustomersQuery = z.infer<typeof ListCustomersQuery>;
 
