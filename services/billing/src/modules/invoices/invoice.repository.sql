@@ -961,6 +961,7 @@ where
     "i0"."due_date" is null
     or "i0"."due_date" >= '2026-11-26'
   )
+  and "i0"."metadata" @> '{"order_id":"6735"}'
   and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
 order by
   "i0"."created_at" desc,
