@@ -23,7 +23,7 @@ const send = (workspaceId: string, method: 'GET' | 'POST' | 'PATCH', url: string
 const seeded = new Map<string, Promise<{ customer: string; price: string }>>();
 const seedOf = (workspaceId: string) => {
   if (!seeded.has(workspaceId)) {
-    const { seed } = workspaceOf(harness, workspaceId);
+    const { seed } = workspaceOf(harness, workspaceId as ReturnType<typeof randomUUID>);
     seeded.set(workspaceId, Promise.all([seed.customer(), seed.price()]).then(([customer, price]) => ({ customer: customer.id, price: price.id })));
   }
   return seeded.get(workspaceId)!;
