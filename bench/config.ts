@@ -23,6 +23,7 @@ const Settings = z.object({
   BENCH_SUBSCRIPTIONS: z.coerce.number().int().min(10).max(1_000_000).default(10_000).describe('Subscriptions that fall due at once in the subscriptions section (and invoices of its billing run).'),
   BENCH_PAGES_INVOICES: z.coerce.number().int().min(200).max(10_000_000).default(100_000).describe('Invoices in the workspace of the deep-page measurement.'),
   BENCH_PAGES_SAMPLES: z.coerce.number().int().min(5).max(100_000).default(200).describe('Requests of each page (first and deep) whose median latencies are compared.'),
+  BENCH_METADATA_CUSTOMERS: z.coerce.number().int().min(200).max(10_000_000).default(100_000).describe('Customers with metadata in the workspace of the metadata filter measurement.'),
   BENCH_IDLE_SETTLE_S: z.coerce.number().int().min(0).max(300).default(10).describe('Seconds npm start may settle after /readyz before its idle memory is read.'),
   NATS_URL: z.url().optional(),
 });

@@ -22,13 +22,14 @@ import { billingFinalize } from './sections/billing-finalize.ts';
 import { deepPages } from './sections/deep-pages.ts';
 import { documentsPdf } from './sections/documents-pdf.ts';
 import { gatewayOverhead } from './sections/gateway-overhead.ts';
+import { metadataFilter } from './sections/metadata-filter.ts';
 import { startMemory } from './sections/start-memory.ts';
 import { subscriptionInvoicing } from './sections/subscription-invoicing.ts';
 import { webhookDelivery } from './sections/webhook-delivery.ts';
 import { renderTable, type Table } from './table.ts';
 
 /** Every section, in the order they run. */
-const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, subscriptionInvoicing, deepPages, startMemory, documentsPdf, webhookDelivery, bankStatementImport];
+const SECTIONS: readonly BenchSection[] = [gatewayOverhead, billingFinalize, subscriptionInvoicing, deepPages, metadataFilter, startMemory, documentsPdf, webhookDelivery, bankStatementImport];
 const BENCH_DIR = join(repositoryRoot(), 'bench');
 /** Seconds the services may settle after /readyz before their idle memory is read. */
 const IDLE_SETTLE_MS = 2_000;

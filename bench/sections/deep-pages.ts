@@ -3,6 +3,7 @@ import { parsePublicId } from '@invoicing/contracts';
 import pg from 'pg';
 import { mark, micros, ms, times } from '../format.ts';
 import { ALL, perRequest, type CpuSeconds } from '../process-meter.ts';
+import { percentile, sumCpu } from '../samples.ts';
 import { copyDraft } from '../seed-invoices.ts';
 import type { BenchContext, BenchSection } from '../section.ts';
 
@@ -11,11 +12,6 @@ const TARGETS = { maxDeepToFirst: 1.2 };
 const PAGE_SIZE = 100;
 /** Requests of one kind in a row, each block its own CPU window, the kinds alternating. */
 const BLOCK = 10;
-
-const percentile = (samples: readonly number[], p: number): number => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
 
 interface Page {
   status: number;
@@ -32,10 +28,6 @@ const getPage = async (context: BenchContext, key: string, cursor: string | unde
   } catch {
     return { status: 0, ids: [], nextCursor: null };
   }
-};
-
-const sumCpu = (into: CpuSeconds, cpu: CpuSeconds) => {
-  for (const [name, seconds] of Object.entries(cpu)) into[name] = (into[name] ?? 0) + seconds;
 };
 
 /**

@@ -876,6 +876,7 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         AddressInput: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
@@ -890,6 +891,15 @@ export interface components {
             postal_code?: string | null;
             /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
             country?: components["schemas"]["CountryCode"] | "" | null;
+        };
+        /**
+         * @description Up to 50 keys (at most 40 characters) with string values (at most 500). Merged by key into the object's metadata: a key sent as "" is removed, keys not sent stay. More than 50 keys after the merge is a 400.
+         * @example {
+         *       "order_id": "6735"
+         *     }
+         */
+        MetadataInput: {
+            [key: string]: string;
         };
         UpdateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character besides spaces. */
@@ -922,6 +932,7 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         CreateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -938,6 +949,7 @@ export interface components {
              * @default true
              */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -948,6 +960,7 @@ export interface components {
             images?: string[];
             /** @description False archives the product, true reactivates it. */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /**
          * @description An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.
@@ -982,6 +995,7 @@ export interface components {
             tax_rate?: number;
             /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
             nickname?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         RecurringInput: {
             /** @description `day`, `week`, `month` or `year`. */
@@ -1010,6 +1024,7 @@ export interface components {
             tax_rate?: number;
             /** @description False archives the price, true reactivates it. */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         /** @enum {string} */
         InvoiceStatus: "draft" | "open" | "overdue" | "paid" | "void";
@@ -1107,6 +1122,7 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
+            metadata?: components["schemas"]["MetadataInput"];
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1452,6 +1468,7 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
+            metadata?: components["schemas"]["MetadataInput"];
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1560,7 +1577,7 @@ export interface components {
             invoice_behavior?: "finalize" | "draft";
             /** @description After `start_date`. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         SubscriptionItemInput: {
             /**
@@ -1574,17 +1591,13 @@ export interface components {
              */
             quantity?: number;
         };
-        /** @description Up to 50 keys (at most 40 characters) with string values (at most 500). On update it merges by key; a key set to "" is removed. */
-        Metadata: {
-            [key: string]: string;
-        };
         UpdateSubscriptionBody: {
             /** @description Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval. */
             items?: components["schemas"]["SubscriptionItemInput"][];
             days_until_due?: number | null;
             /** @description Null removes a scheduled cancellation. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /**
          * @example {
@@ -1745,6 +1758,7 @@ export interface components {
             enabled_events: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateWebhookEndpointBody: {
             /**
@@ -1764,6 +1778,7 @@ export interface components {
             description?: string | null;
             /** @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events. */
             status?: components["schemas"]["WebhookEndpointStatus"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @enum {string} */
         WebhookEndpointStatus: "enabled" | "disabled";
@@ -1860,6 +1875,7 @@ export interface components {
             email_status: "ok" | "bounced";
             /** @description True once archived. */
             deleted: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1874,6 +1890,10 @@ export interface components {
             postal_code: string | null;
             /** @description ISO 3166-1 alpha-2, uppercase. */
             country: string | null;
+        };
+        /** @description Your own key-value pairs: up to 50 keys (at most 40 characters) with string values (at most 500); `{}` when none. */
+        Metadata: {
+            [key: string]: string;
         };
         CustomerData: {
             data: components["schemas"]["Customer"];
@@ -1897,6 +1917,7 @@ export interface components {
             images: string[];
             /** @description True while available in the catalog; false once archived. */
             active: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1950,6 +1971,7 @@ export interface components {
             tax_rate: number;
             /** @description True while the price can be put on new invoice lines. */
             active: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2076,6 +2098,7 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2474,6 +2497,7 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2767,9 +2791,7 @@ export interface components {
             /** @description No period starting on or after this date is invoiced; the subscription is canceled on it. */
             cancel_at: string | null;
             canceled_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3024,6 +3046,7 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3060,6 +3083,7 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3381,6 +3405,10 @@ export interface operations {
                 q?: string;
                 /** @description Include archived customers. */
                 include_deleted?: boolean;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3581,6 +3609,10 @@ export interface operations {
                 q?: string;
                 /** @description `true`: active products only; `false`: archived only; omitted: both. */
                 active?: boolean;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3774,6 +3806,10 @@ export interface operations {
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Only prices of this type. */
                 type?: components["schemas"]["PriceType"];
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3959,6 +3995,10 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Created at or before. */
                 "created[lte]"?: string;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -4631,6 +4671,10 @@ export interface operations {
                 /** @description Only this customer’s subscriptions. */
                 customer?: string;
                 status?: "active" | "canceled";
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -5347,6 +5391,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 100; default 20. */
                 limit?: number;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;

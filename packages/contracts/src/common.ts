@@ -66,6 +66,68 @@ export const SearchQuery = z.string().trim().min(1).max(200).meta({ pattern: NOT
 /** Which data an object is: live, or test mode's (made with a test key, `inv_test_…`), which live keys never see. */
 export const Livemode = z.boolean().describe('True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`).');
 
+export const METADATA_KEYS_MAX = 50;
+export const METADATA_KEY_MAX = 40;
+export const METADATA_VALUE_MAX = 500;
+
+const MetadataKey = z.string().min(1, 'a metadata key is not empty').max(METADATA_KEY_MAX);
+const atMostKeys = (metadata: Record<string, string>): boolean => Object.keys(metadata).length <= METADATA_KEYS_MAX;
+const TOO_MANY_KEYS = { message: `at most ${METADATA_KEYS_MAX} keys` };
+
+/** decisions.md "metadata": the client's own string pairs on an object, `{}` when none. */
+export const Metadata = z
+  .record(z.string(), z.string())
+  .describe(`Your own key-value pairs: up to ${METADATA_KEYS_MAX} keys (at most ${METADATA_KEY_MAX} characters) with string values (at most ${METADATA_VALUE_MAX}); \`{}\` when none.`)
+  .meta({ id: 'Metadata' });
+export type Metadata = z.infer<typeof Metadata>;
+
+/** Metadata as sent on create and update: merged by key into what the object has; a key sent as "" is removed. */
+export const MetadataInput = z
+  .record(MetadataKey, z.string().max(METADATA_VALUE_MAX))
+  .refine(atMostKeys, TOO_MANY_KEYS)
+  .describe(
+    `Up to ${METADATA_KEYS_MAX} keys (at most ${METADATA_KEY_MAX} characters) with string values (at most ${METADATA_VALUE_MAX}). Merged by key into the object's metadata: a key sent as "" is removed, keys not sent stay. More than ${METADATA_KEYS_MAX} keys after the merge is a 400.`,
+  )
+  .meta({ id: 'MetadataInput', maxProperties: METADATA_KEYS_MAX, example: { order_id: '6735' } });
+export type MetadataInput = z.infer<typeof MetadataInput>;
+
+/**
+ * The `metadata[key]=value` filter of a list (deepObject): only objects whose metadata holds every
+ * pair. A list query's shape takes it with `...MetadataFilterQuery.shape`; Fastify's parser leaves
+ * `metadata[key]` as a flat key, which `gatherMetadataQuery` folds into this object first (service-kit's `registerOperation` does, for every list that takes it).
+ */
+export const MetadataFilterQuery = z.strictObject({
+  metadata: z
+    .record(MetadataKey, z.string().min(1, 'a metadata value to filter on is not empty').max(METADATA_VALUE_MAX))
+    .refine(atMostKeys, TOO_MANY_KEYS)
+    .optional()
+    .meta({
+      description: 'Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match).',
+      maxProperties: METADATA_KEYS_MAX,
+      param: { style: 'deepObject', explode: true },
+      example: { order_id: '6735' },
+    }),
+});
+
+const METADATA_PARAMETER = /^metadata\[(.*)\]$/s;
+
+/**
+ * A parsed query string with its `metadata[key]` parameters gathered into one `metadata` object,
+ * as the list query schemas take them. Anything else is left as it came, so a malformed filter
+ * (`metadata=x`, a key sent twice, `metadata[a]` beside `metadata=x`) fails their validation.
+ */
+export const gatherMetadataQuery = (query: unknown): unknown => {
+  if (typeof query !== 'object' || query === null) return query;
+  const entries = Object.entries(query);
+  if (!entries.some(([name]) => METADATA_PARAMETER.test(name)) || 'metadata' in query) return query;
+  const pairs = entries.map(([name, value]) => [METADATA_PARAMETER.exec(name)?.[1], value] as const);
+  return {
+    ...Object.fromEntries(entries.filter(([name]) => !METADATA_PARAMETER.test(name))),
+    // fromEntries makes each key an own property, `__proto__` included.
+    metadata: Object.fromEntries(pairs.filter((pair): pair is readonly [string, unknown] => pair[0] !== undefined)),
+  };
+};
+
 /** An ISO 8601 datetime in UTC with milliseconds. */
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Operation } from '@invoicing/contracts';
+import { gatherMetadataQuery, type Operation } from '@invoicing/contracts';
 import { RequestContext } from '@mikro-orm/core';
 import type { Server } from 'node:http';
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -206,7 +206,7 @@ export const registerOperation = <O extends Operation>(
     ...(operation.bodyLimitBytes ? { bodyLimit: operation.bodyLimitBytes } : {}),
     schema: {
       ...(operation.params ? { params: operation.params } : {}),
-      ...(operation.query ? { querystring: operation.query } : {}),
+      ...(operation.query ? { querystring: 'metadata' in operation.query.shape ? z.preprocess(gatherMetadataQuery, operation.query) : operation.query } : {}),
       // An optional body arrives as null when none is sent: it then parses as `{}`, so defaults apply.
       ...(operation.body ? { body: operation.bodyOptional ? z.preprocess((value) => value ?? {}, operation.body) : operation.body } : {}),
       response,

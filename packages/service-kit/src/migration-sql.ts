@@ -31,6 +31,33 @@ export const trigramOperatorClass = async (execute: MigrationExecute): Promise<s
 };
 
 /**
+ * Creates btree_gin (once per database, racing like pg_trgm), which lets one GIN index hold a
+ * `uuid` column beside a `jsonb` one: the metadata index below.
+ */
+export const createBtreeGin = async (execute: MigrationExecute): Promise<void> => {
+  await execute(`
+    do $$ begin
+      create extension if not exists btree_gin with schema public;
+    exception when unique_violation or duplicate_object then null;
+    end $$`);
+};
+
+/**
+ * The index of the `metadata[key]=value` list filter (decisions.md "metadata") on a table of
+ * workspace rows, as first created: GIN over (workspace_id, metadata jsonb_path_ops), which answers
+ * `workspace_id = $1 and metadata @> $2` with the rows of that workspace alone, so a pair held by
+ * a few rows is found without walking the workspace's newest-first index (the planner still takes
+ * that index when many rows match). Without the pending list, a new row is in the index at once.
+ * Needs `createBtreeGin` first.
+ */
+export const metadataIndexSql = (schema: string, table: string): string =>
+  `create index ${table}_metadata on "${schema}".${table} using gin (workspace_id, metadata jsonb_path_ops) with (fastupdate = off)`;
+
+/** The `metadata` column as first added to a table that had none: every existing row has `{}`. */
+export const addMetadataColumnSql = (schema: string, table: string): string =>
+  `alter table "${schema}".${table} add column metadata jsonb not null default '{}'`;
+
+/**
  * The outbox table as first created, with the partial index the relay's claim walks in
  * (created_at, id) order. Applied migrations call it, so it never changes: a new service's
  * migration runs it and then `outboxClaimColumnsSql`, which gives the table `OutboxRelay` reads now.

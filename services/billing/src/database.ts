@@ -14,6 +14,7 @@ import { Migration20270140100000DocumentLanguage } from './migrations/Migration2
 import { Migration20270150100000DocumentArithmetic } from './migrations/Migration20270150100000DocumentArithmetic.ts';
 import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migration20270151000000PartiesAndPaymentMeans.ts';
 import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
+import { Migration20270161100000InvoiceMetadata } from './migrations/Migration20270161100000InvoiceMetadata.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceAttachmentEntity } from './modules/attachments/attachment.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270150100000DocumentArithmetic', class: Migration20270150100000DocumentArithmetic },
   { name: 'Migration20270151000000PartiesAndPaymentMeans', class: Migration20270151000000PartiesAndPaymentMeans },
   { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
+  { name: 'Migration20270161100000InvoiceMetadata', class: Migration20270161100000InvoiceMetadata },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

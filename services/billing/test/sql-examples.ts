@@ -173,7 +173,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
       linesOf: (invoices, em) => invoices.linesOf(em, INVOICE),
       linesOfEach: (invoices) => invoices.linesOfEach([INVOICE]),
-      pageNewestFirst: (invoices) => invoices.pageNewestFirst(WORKSPACE, { status: 'open', today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10),
+      pageNewestFirst: (invoices) => invoices.pageNewestFirst(WORKSPACE, { status: 'open', metadata: { order_id: '6735' }, today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10),
       pageNewestFirstSql: () => undefined,
       replaceLines: (invoices, em) => em.transactional((tx) => invoices.replaceLines(tx, INVOICE, [line])),
       dropCatalogLines: (invoices, em) => em.transactional((tx) => invoices.dropCatalogLines(tx, INVOICE)),

@@ -25,7 +25,7 @@ const AT = new Date('2026-11-24T10:00:00.000Z');
 const POSITION = { created: new Date('2026-11-24T09:00:00.000Z'), id: CUSTOMER };
 
 const customer = {
-  ...newCustomer(WORKSPACE, CreateCustomerBody.parse({ name: 'Müller GmbH', email: 'billing@mueller.example', address: { city: 'Berlin', country: 'DE' } }), AT),
+  ...newCustomer(WORKSPACE, CreateCustomerBody.parse({ name: 'Müller GmbH', email: 'billing@mueller.example', address: { city: 'Berlin', country: 'DE' }, metadata: { order_id: '6735' } }), AT),
   id: CUSTOMER,
 };
 const product = { ...newProduct(WORKSPACE, CreateProductBody.parse({ name: 'Consulting hour' }), AT), id: PRODUCT };
@@ -37,7 +37,7 @@ export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
   repositories: [
     repositoryExamples('src/modules/customers/customer.repository.sql', 'customerRepository (customer.repository.ts)', customerRepository, {
       findInWorkspace: (customers) => customers.findInWorkspace(WORKSPACE, CUSTOMER),
-      pageNewestFirstQuery: (customers) => customers.pageNewestFirstQuery(WORKSPACE, { q: 'müller', includeDeleted: false }, POSITION, 20).getResultList(),
+      pageNewestFirstQuery: (customers) => customers.pageNewestFirstQuery(WORKSPACE, { q: 'müller', includeDeleted: false, metadata: { order_id: '6735' } }, POSITION, 20).getResultList(),
       add: (customers, em) => {
         customers.add(customer);
         return em.flush();
@@ -47,7 +47,7 @@ export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
     repositoryExamples('src/modules/products/product.repository.sql', 'productRepository (product.repository.ts)', productRepository, {
       findInWorkspace: (products) => products.findInWorkspace(WORKSPACE, PRODUCT),
       existsInWorkspace: (products) => products.existsInWorkspace(WORKSPACE, PRODUCT),
-      pageNewestFirstQuery: (products) => products.pageNewestFirstQuery(WORKSPACE, { q: 'consulting', active: true }, POSITION, 20).getResultList(),
+      pageNewestFirstQuery: (products) => products.pageNewestFirstQuery(WORKSPACE, { q: 'consulting', active: true, metadata: { sku: 'C-1' } }, POSITION, 20).getResultList(),
       add: (products, em) => {
         products.add(product);
         return em.flush();
@@ -56,7 +56,7 @@ export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
     repositoryExamples('src/modules/prices/price.repository.sql', 'priceRepository (price.repository.ts)', priceRepository, {
       findInWorkspace: (prices) => prices.findInWorkspace(WORKSPACE, PRICE),
       pageNewestFirstQuery: (prices) =>
-        prices.pageNewestFirstQuery(WORKSPACE, { productId: PRODUCT, active: true, currency: 'EUR', type: 'one_time' }, POSITION, 20).getResultList(),
+        prices.pageNewestFirstQuery(WORKSPACE, { productId: PRODUCT, active: true, currency: 'EUR', type: 'one_time', metadata: { plan: 'pro', region: 'eu' } }, POSITION, 20).getResultList(),
       add: (prices, em) => {
         prices.add(price);
         return em.flush();

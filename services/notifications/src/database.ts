@@ -2,6 +2,7 @@ import { openDatabase, type EntityDatabase, type Orm } from '@invoicing/service-
 import { Migration20261124000000CreateNotifications } from './migrations/Migration20261124000000CreateNotifications.ts';
 import { Migration20261201000000EventCorrelation } from './migrations/Migration20261201000000EventCorrelation.ts';
 import { Migration20261205200000IdempotencyRecords } from './migrations/Migration20261205200000IdempotencyRecords.ts';
+import { Migration20270161200000EndpointMetadata } from './migrations/Migration20270161200000EndpointMetadata.ts';
 import { DeliveryAttemptEntity } from './modules/deliveries/delivery-attempt.entity.ts';
 import { DeliveryEntity } from './modules/deliveries/delivery.entity.ts';
 import { EndpointEntity } from './modules/endpoints/endpoint.entity.ts';
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261124000000CreateNotifications', class: Migration20261124000000CreateNotifications },
   { name: 'Migration20261201000000EventCorrelation', class: Migration20261201000000EventCorrelation },
   { name: 'Migration20261205200000IdempotencyRecords', class: Migration20261205200000IdempotencyRecords },
+  { name: 'Migration20270161200000EndpointMetadata', class: Migration20270161200000EndpointMetadata },
 ];
 
 export const openNotificationsDatabase = (url: string, poolSize: number): Promise<Orm> =>

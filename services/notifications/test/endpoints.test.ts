@@ -36,6 +36,7 @@ describe('webhook endpoints', () => {
       disabled_at: null,
       failing_since: null,
       previous_secret_expires_at: null,
+      metadata: {},
       created: expect.stringMatching(ISO_MS_UTC),
       updated: expect.stringMatching(ISO_MS_UTC),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),

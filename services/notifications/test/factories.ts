@@ -87,6 +87,7 @@ export const makeInvoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   void_reason: null,
   snapshot_sha256: null,
   chain_sha256: null,
+  metadata: {},
   created_at: '2026-11-24T09:00:00.000Z',
   updated_at: '2026-11-24T10:00:00.000Z',
   lines: {

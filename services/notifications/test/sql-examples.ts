@@ -61,6 +61,7 @@ const endpoint: EndpointRow = {
   secret: 'sealed-secret',
   previousSecret: null,
   previousSecretExpiresAt: null,
+  metadata: { team: 'finance' },
   created: AT,
   updated: AT,
 };
@@ -94,7 +95,7 @@ export const NOTIFICATIONS_SQL_EXAMPLES: ServiceSqlExamples = {
     repositoryExamples('src/modules/endpoints/endpoint.repository.sql', 'endpointRepository (endpoint.repository.ts)', endpointRepository, {
       findInWorkspace: (endpoints) => endpoints.findInWorkspace(WORKSPACE, ENDPOINT),
       findForUpdate: (endpoints, em) => em.transactional((tx) => endpoints.findForUpdate(tx, WORKSPACE, ENDPOINT)),
-      pageNewestFirst: (endpoints) => endpoints.pageNewestFirst(WORKSPACE, POSITION, 20),
+      pageNewestFirst: (endpoints) => endpoints.pageNewestFirst(WORKSPACE, { metadata: { team: 'finance' } }, POSITION, 20),
       enabledReceiving: (endpoints, em) => endpoints.enabledReceiving(em, WORKSPACE, 'invoice.paid'),
       add: (endpoints, em) => em.transactional(async (tx) => void endpoints.add(tx, endpoint)),
       remove: (endpoints, em) => endpoints.remove(em, ENDPOINT),

@@ -41,7 +41,7 @@ export const SUBSCRIPTIONS_SQL_EXAMPLES: ServiceSqlExamples = {
       findForUpdate: (subscriptions, em) => em.transactional((tx) => subscriptions.findForUpdate(tx, WORKSPACE, SUBSCRIPTION)),
       itemsOf: (subscriptions) => subscriptions.itemsOf(SUBSCRIPTION),
       itemsOfEach: (subscriptions) => subscriptions.itemsOfEach([SUBSCRIPTION]),
-      pageNewestFirst: (subscriptions) => subscriptions.pageNewestFirst(WORKSPACE, { customerId: CUSTOMER, status: 'active' }, { created: NOW, id: SUBSCRIPTION }, 20),
+      pageNewestFirst: (subscriptions) => subscriptions.pageNewestFirst(WORKSPACE, { customerId: CUSTOMER, status: 'active', metadata: { plan: 'pro' } }, { created: NOW, id: SUBSCRIPTION }, 20),
       replaceItemsFrom: (subscriptions, em) =>
         em.transactional((tx) => subscriptions.replaceItemsFrom(tx, SUBSCRIPTION, '2027-02-28', itemRows(subscription, [{ price: PRICE, quantity: 3 }], '2027-02-28').map((item) => ({ ...item, id: '00000000-0000-4000-8000-000000000020' })))),
       claimDue: (subscriptions) => subscriptions.claimDue(NOW, 60_000, 32),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, CalendarDate, dataOf, Livemode, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
+import { Address, CalendarDate, dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, MinorAmount, NoFieldsBody, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, pageOf, PageQuery, Period, PeriodInput, SearchQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -389,6 +389,7 @@ const invoiceFields = {
   void_reason: z.string().nullable(),
   snapshot_sha256: z.string().nullable().describe('SHA-256 (hex) of the canonical JSON of the finalized invoice.'),
   chain_sha256: z.string().nullable().describe('SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash.'),
+  metadata: Metadata,
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -447,6 +448,7 @@ const invoiceInputFields = {
   payment_means: invoicePaymentMeansInput.optional().describe('How this invoice is paid (BG-16), replacing the list; entries share one `type` (400 otherwise). [] (default): the account’s `payment_means` entries of its first entry’s type.'),
   payee: PayeeInput.nullable().optional(),
   preceding_invoice: PrecedingInvoiceInput.nullable().optional().describe('An earlier invoice this one refers to (BG-3); null removes it.'),
+  metadata: MetadataInput.optional(),
 };
 
 /** A tax currency comes with its exchange rate (checked on the draft as it results, so a PATCH may also send the rate alone). */
@@ -501,6 +503,7 @@ export const ListInvoicesQuery = z.strictObject({
   q: SearchQuery.optional().describe('Partial, case-insensitive match on number, customer name and notes.'),
   'created[gte]': CreatedBound.optional().describe('Created at or after.'),
   'created[lte]': CreatedBound.optional().describe('Created at or before.'),
+  ...MetadataFilterQuery.shape,
 });
 export type ListInvoicesQuery = z.infer<typeof ListInvoicesQuery>;
 

@@ -5,6 +5,9 @@ import {
   BooleanQuery,
   dataOf,
   Livemode,
+  Metadata,
+  MetadataFilterQuery,
+  MetadataInput,
   NOT_BLANK,
   OPTIONAL_TEXT_RULE,
   optionalElectronicAddress,
@@ -47,6 +50,7 @@ export const Customer = z
       .enum(['ok', 'bounced'])
       .describe('`bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.'),
     deleted: z.boolean().describe('True once archived.'),
+    metadata: Metadata,
     created: Timestamp,
   })
   .meta({ id: 'Customer' });
@@ -81,6 +85,7 @@ export const CreateCustomerBody = z
     address: AddressInput.optional(),
     ...einvoiceFields,
     preferred_locale: preferredLocale.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({
     id: 'CreateCustomerBody',
@@ -106,6 +111,7 @@ export const UpdateCustomerBody = z
     address: AddressInput.optional().describe('Merged by key: only the keys sent change.'),
     ...einvoiceFields,
     preferred_locale: preferredLocale.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdateCustomerBody', examples: [{ email: 'accounts@mueller.example', address: { city: 'Bonn', postal_code: '53111' } }] });
 export type UpdateCustomerBody = z.infer<typeof UpdateCustomerBody>;
@@ -114,6 +120,7 @@ export const ListCustomersQuery = z.strictObject({
   ...PageQuery.shape,
   q: SearchQuery.optional().describe('Partial, case-insensitive match on name, email and tax ID.'),
   include_deleted: BooleanQuery.default(false).describe('Include archived customers.'),
+  ...MetadataFilterQuery.shape,
 });
 export type ListCustomersQuery = z.infer<typeof ListCustomersQuery>;
 

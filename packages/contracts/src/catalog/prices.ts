@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, Livemode, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, MinorAmount, OPTIONAL_TEXT_RULE, optionalText, pageOf, PageQuery, Timestamp } from '../common.ts';
 import { CurrencyCode } from '../currencies.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -38,6 +38,7 @@ export const Price = z
     recurring: Recurring.nullable().describe('Set when `type` is `recurring`, null when `one_time`.'),
     tax_rate: z.number().describe('Percentage, 0 to 100: 8.5 means 8.5 percent.'),
     active: z.boolean().describe('True while the price can be put on new invoice lines.'),
+    metadata: Metadata,
     created: Timestamp,
   })
   .meta({ id: 'Price' });
@@ -83,6 +84,7 @@ export const CreatePriceBody = z
       .describe('Required when `type` is `recurring`; absent or null when `one_time`.'),
     tax_rate: taxRate.default(0).describe('Percentage 0 to 100; default 0.'),
     nickname: nickname.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'CreatePriceBody', allOf: [RECURRING_MATCHES_TYPE] });
 export type CreatePriceBody = z.infer<typeof CreatePriceBody>;
@@ -100,6 +102,7 @@ export const UpdatePriceBody = z
     recurring: RecurringInput.nullable().optional().describe('Replaces the schedule of a recurring price as a whole.'),
     tax_rate: taxRate.optional(),
     active: z.boolean().optional().describe('False archives the price, true reactivates it.'),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdatePriceBody', allOf: [{ if: { required: ['type'], properties: { type: { const: 'one_time' } } }, then: { properties: { recurring: { type: 'null' } } } }] });
 export type UpdatePriceBody = z.infer<typeof UpdatePriceBody>;
@@ -110,6 +113,7 @@ export const ListPricesQuery = z.strictObject({
   active: BooleanQuery.optional().describe('`true`: active prices only; `false`: archived only; omitted: both.'),
   currency: CurrencyCode.optional().describe('Only prices in this currency (any case).'),
   type: PriceType.optional().describe('Only prices of this type.'),
+  ...MetadataFilterQuery.shape,
 });
 export type ListPricesQuery = z.infer<typeof ListPricesQuery>;
 

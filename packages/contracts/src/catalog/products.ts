@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BooleanQuery, dataOf, Livemode, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, SearchQuery, Timestamp } from '../common.ts';
+import { BooleanQuery, dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, NOT_BLANK, OPTIONAL_TEXT_RULE, optionalText, pageOf, PageQuery, SearchQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -17,6 +17,7 @@ export const Product = z
     description: z.string().nullable(),
     images: z.array(z.string()).describe('Public HTTPS URLs of product images.'),
     active: z.boolean().describe('True while available in the catalog; false once archived.'),
+    metadata: Metadata,
     created: Timestamp,
     updated: Timestamp.describe('Datetime of the latest change.'),
   })
@@ -52,6 +53,7 @@ export const CreateProductBody = z
     description: description.optional(),
     images: images.default([]).describe(`Up to ${PRODUCT_IMAGES_MAX} public HTTPS URLs; default empty.`),
     active: active.default(true).describe('Default true.'),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'CreateProductBody', examples: [{ name: 'Consulting', description: 'One hour of senior consulting.' }] });
 export type CreateProductBody = z.infer<typeof CreateProductBody>;
@@ -62,6 +64,7 @@ export const UpdateProductBody = z
     description: description.optional(),
     images: images.optional().describe('Replaces the whole array; an empty array removes every image.'),
     active: active.optional().describe('False archives the product, true reactivates it.'),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdateProductBody', examples: [{ active: false }] });
 export type UpdateProductBody = z.infer<typeof UpdateProductBody>;
@@ -70,6 +73,7 @@ export const ListProductsQuery = z.strictObject({
   ...PageQuery.shape,
   q: SearchQuery.optional().describe('Partial, case-insensitive match on name and description.'),
   active: BooleanQuery.optional().describe('`true`: active products only; `false`: archived only; omitted: both.'),
+  ...MetadataFilterQuery.shape,
 });
 export type ListProductsQuery = z.infer<typeof ListProductsQuery>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, Livemode, OPTIONAL_TEXT_RULE, optionalText, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, OPTIONAL_TEXT_RULE, optionalText, pageOf, PageQuery, Timestamp } from '../common.ts';
 import { IdPathParams } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './event-types.ts';
@@ -70,6 +70,7 @@ export const WebhookEndpoint = z
     disabled_at: Timestamp.nullable(),
     failing_since: Timestamp.nullable().describe('The first failed attempt since the last success; null while attempts succeed.'),
     previous_secret_expires_at: Timestamp.nullable().describe('After a rotation, deliveries carry a signature with the old secret too until then.'),
+    metadata: Metadata,
     created: Timestamp,
     updated: Timestamp,
   })
@@ -93,6 +94,7 @@ export const CreateWebhookEndpointBody = z
     url,
     enabled_events: EnabledEvents,
     description: description.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'CreateWebhookEndpointBody' });
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
@@ -103,9 +105,13 @@ export const UpdateWebhookEndpointBody = z
     enabled_events: EnabledEvents.optional(),
     description: description.optional(),
     status: WebhookEndpointStatus.optional().describe('`disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events.'),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdateWebhookEndpointBody' });
 export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
+
+export const ListWebhookEndpointsQuery = z.strictObject({ ...PageQuery.shape, ...MetadataFilterQuery.shape });
+export type ListWebhookEndpointsQuery = z.infer<typeof ListWebhookEndpointsQuery>;
 
 /** A datetime, or a date meaning that whole day in UTC. */
 export const TimeBound = z
@@ -141,7 +147,7 @@ export const listWebhookEndpoints = defineOperation({
   operationId: 'listWebhookEndpoints',
   summary: 'List webhook endpoints, newest first',
   tag, service, method: 'GET', path: '/api/v1/webhook_endpoints', scope: 'webhooks:read', idempotency: 'none',
-  query: PageQuery,
+  query: ListWebhookEndpointsQuery,
   responses: { 200: { description: 'A page of webhook endpoints.', schema: pageOf(WebhookEndpoint) } },
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, dataOf, Livemode, PageQuery, pageOf, Timestamp } from '../common.ts';
+import { CalendarDate, dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, pageOf, PageQuery, Timestamp } from '../common.ts';
 import { CollectionMethod, DAYS_UNTIL_DUE_MAX, INVOICE_ITEMS_MAX } from '../billing/invoices.ts';
 import { RECURRING_INTERVALS } from '../catalog/prices.ts';
 import { IdPathParams, idReference } from '../ids.ts';
@@ -12,18 +12,6 @@ export type SubscriptionStatus = z.infer<typeof SubscriptionStatus>;
 export const INVOICE_BEHAVIORS = ['finalize', 'draft'] as const;
 export const InvoiceBehavior = z.enum(INVOICE_BEHAVIORS).describe('`finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.');
 export type InvoiceBehavior = z.infer<typeof InvoiceBehavior>;
-
-export const METADATA_KEYS_MAX = 50;
-export const METADATA_KEY_MAX = 40;
-export const METADATA_VALUE_MAX = 500;
-
-/** decisions.md "metadata": up to 50 string keys of at most 40 characters, string values of at most 500. */
-export const Metadata = z
-  .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
-  .refine((metadata) => Object.keys(metadata).length <= METADATA_KEYS_MAX, { message: `at most ${METADATA_KEYS_MAX} keys` })
-  .describe(`Up to ${METADATA_KEYS_MAX} keys (at most ${METADATA_KEY_MAX} characters) with string values (at most ${METADATA_VALUE_MAX}). On update it merges by key; a key set to "" is removed.`)
-  .meta({ id: 'Metadata' });
-export type Metadata = z.infer<typeof Metadata>;
 
 export const SubscriptionItem = z
   .object({
@@ -57,7 +45,7 @@ export const Subscription = z
     current_period_end: CalendarDate.describe('Exclusive: the next period’s start.'),
     cancel_at: CalendarDate.nullable().describe('No period starting on or after this date is invoiced; the subscription is canceled on it.'),
     canceled_at: Timestamp.nullable(),
-    metadata: z.record(z.string(), z.string()),
+    metadata: Metadata,
     created: Timestamp,
   })
   .meta({ id: 'Subscription' });
@@ -83,7 +71,7 @@ export const CreateSubscriptionBody = z
     collection_method: CollectionMethod.optional().describe('Default `send_invoice`.'),
     invoice_behavior: InvoiceBehavior.optional(),
     cancel_at: CalendarDate.nullable().optional().describe('After `start_date`.'),
-    metadata: Metadata.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'CreateSubscriptionBody' });
 export type CreateSubscriptionBody = z.infer<typeof CreateSubscriptionBody>;
@@ -93,7 +81,7 @@ export const UpdateSubscriptionBody = z
     items: items.optional().describe('Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval.'),
     days_until_due: daysUntilDue.optional(),
     cancel_at: CalendarDate.nullable().optional().describe('Null removes a scheduled cancellation.'),
-    metadata: Metadata.optional(),
+    metadata: MetadataInput.optional(),
   })
   .meta({ id: 'UpdateSubscriptionBody' });
 export type UpdateSubscriptionBody = z.infer<typeof UpdateSubscriptionBody>;
@@ -109,6 +97,7 @@ export const ListSubscriptionsQuery = z.strictObject({
   ...PageQuery.shape,
   customer: idReference('customer').optional().describe('Only this customer’s subscriptions.'),
   status: SubscriptionStatus.optional(),
+  ...MetadataFilterQuery.shape,
 });
 export type ListSubscriptionsQuery = z.infer<typeof ListSubscriptionsQuery>;
 

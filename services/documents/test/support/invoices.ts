@@ -261,6 +261,7 @@ export const makeInvoice = (overrides: Partial<Invoice> & { lineInputs?: LineInp
     void_reason: null,
     snapshot_sha256: 'a'.repeat(64),
     chain_sha256: 'b'.repeat(64),
+    metadata: {},
     created_at: '2026-11-19T08:00:00.000Z',
     updated_at: '2026-11-20T09:30:00.000Z',
     lines: { object: 'list', data: lines },

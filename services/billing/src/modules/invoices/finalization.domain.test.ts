@@ -28,6 +28,7 @@ const customer: Customer = {
   preferred_locale: null,
   email_status: 'ok',
   deleted: false,
+  metadata: {},
   created: now.toISOString(),
 };
 const makeDraft = () => ({ ...newDraft(WORKSPACE, { customer: '00000000-0000-4000-8000-000000000002', items: [] }, { customerName: 'Müller', currency: 'EUR', today: '2026-11-22', now }), total: 11_900 });

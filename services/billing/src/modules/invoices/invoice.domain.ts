@@ -21,6 +21,7 @@ import {
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { canonicalJson } from '@invoicing/service-kit/canonical-json';
 import { newId } from '@invoicing/service-kit/ids';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import { addDays } from '../../shared/clock.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { computeInvoice, normalizeDecimal, QUANTITY_SCALE, roundedDecimal, UNIT_AMOUNT_SCALE, type DocumentAdjustments, type InvoiceTotals, type LineDiscount } from './invoice-totals.domain.ts';
@@ -228,6 +229,7 @@ export const draftChanges = (
     ...partyChanges(patch),
     ...documentTermColumns(patch),
     ...totalsColumns(totals),
+    ...(patch.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, patch.metadata) } : {}),
   };
 };
 
@@ -331,6 +333,7 @@ export const newDraft = (
     remittanceReference: null,
     lastReminderOn: null,
     attachments: [],
+    metadata: mergeMetadata({}, body.metadata),
     createdAt: context.now,
     updatedAt: context.now,
   };
@@ -523,6 +526,7 @@ export const invoiceSummaryView = (row: InvoiceRow, context: ViewContext): Invoi
   void_reason: row.voidReason ?? null,
   snapshot_sha256: row.snapshotSha256 ?? null,
   chain_sha256: row.chainSha256 ?? null,
+  metadata: row.metadata,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });

@@ -1,4 +1,4 @@
-import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, DocumentAllowanceCharge, InvoiceAttachment, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
+import type { BusinessSnapshot, CollectionMethod, CustomerSnapshot, DocumentAllowanceCharge, InvoiceAttachment, Metadata, Payee, PaymentMeans, PrecedingInvoice, TaxCategory } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 /** The statuses stored; `overdue` is never stored but computed on read from the due date. */
@@ -76,6 +76,7 @@ export const InvoiceEntity = defineEntity({
     lastReminderOn: p.date().nullable(),
     /** Its supporting documents as it lists them, in order (the files are in invoice_attachments); frozen at finalization. */
     attachments: p.json<InvoiceAttachment[]>(),
+    metadata: p.json<Metadata>(),
     createdAt: p.datetime(3),
     updatedAt: p.datetime(3),
   },

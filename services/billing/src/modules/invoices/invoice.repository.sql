@@ -177,6 +177,7 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
+        "metadata",
         "created_at",
         "updated_at"
       )
@@ -238,7 +239,8 @@ with
         $54,
         $55,
         $56,
-        $57
+        $57,
+        $58
       )
   ),
   "new_lines" as (
@@ -275,7 +277,6 @@ with
       )
     values
       (
-        $58,
         $59,
         $60,
         $61,
@@ -302,19 +303,20 @@ with
         $82,
         $83,
         $84,
-        $85
+        $85,
+        $86
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($86, $87, $88, $89, $90, $91, $92, $93)
+      ($87, $88, $89, $90, $91, $92, $93, $94)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($94, $95, $96, $97);
+  ($95, $96, $97, $98);
 
 with
   "new_records" as (
@@ -392,6 +394,7 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
+        "metadata",
         "created_at",
         "updated_at"
       )
@@ -451,8 +454,9 @@ with
       $60 as "remittance_reference",
       $61 as "last_reminder_on",
       $62 as "attachments",
-      $63 as "created_at",
-      $64 as "updated_at"
+      $63 as "metadata",
+      $64 as "created_at",
+      $65 as "updated_at"
     from
       "new_records"
   ),
@@ -492,7 +496,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($65::jsonb) as "v" (
+      jsonb_to_recordset($66::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -527,14 +531,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $66 as "id",
-      $67 as "invoice_id",
-      $68 as "workspace_id",
-      $69 as "type",
-      $70 as "occurred_at",
-      $71 as "key_id",
-      $72 as "request_id",
-      $73 as "details"
+      $67 as "id",
+      $68 as "invoice_id",
+      $69 as "workspace_id",
+      $70 as "type",
+      $71 as "occurred_at",
+      $72 as "key_id",
+      $73 as "request_id",
+      $74 as "details"
     from
       "new_records"
   ),
@@ -542,10 +546,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $74 as "id",
-      $75 as "subject",
-      $76 as "envelope",
-      $77 as "trace_context"
+      $75 as "id",
+      $76 as "subject",
+      $77 as "envelope",
+      $78 as "trace_context"
     from
       "new_records"
   )
@@ -957,6 +961,7 @@ where
     "i0"."due_date" is null
     or "i0"."due_date" >= '2026-11-26'
   )
+  and "i0"."metadata" @> '{"order_id":"6735"}'
   and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
 order by
   "i0"."created_at" desc,

@@ -1,4 +1,4 @@
-import type { EventEnvelope, InvoiceStatus } from '@invoicing/contracts';
+import type { EventEnvelope, InvoiceStatus, Metadata } from '@invoicing/contracts';
 import {
   captureTraceContext,
   containsPattern,
@@ -9,6 +9,7 @@ import {
   type KeysetPosition,
   type OutboxEntry,
   type RecordedOutcome,
+  whereMetadataHolds,
 } from '@invoicing/service-kit';
 import { columnsOf, entityColumns, entityRow, entityRows, insertOnlyWith, sqlOf } from '@invoicing/service-kit/typed-sql';
 import { LockMode, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';
@@ -38,6 +39,7 @@ const pageNewestFirstQuery = (em: EntityManager, workspaceId: string, filter: In
   }
   if (filter.createdFrom) qb.andWhere({ createdAt: { $gte: filter.createdFrom } });
   if (filter.createdUntil) qb.andWhere({ createdAt: { $lte: filter.createdUntil } });
+  whereMetadataHolds(qb, filter.metadata);
   return newestFirstPage(qb, position, limit, 'createdAt');
 };
 
@@ -47,6 +49,8 @@ export interface InvoiceFilter {
   q?: string | undefined;
   createdFrom?: Date | undefined;
   createdUntil?: Date | undefined;
+  /** Pairs every invoice's metadata must hold. */
+  metadata?: Metadata | undefined;
   /** Today in the workspace's time zone: it tells `open` from `overdue`. */
   today: string;
 }

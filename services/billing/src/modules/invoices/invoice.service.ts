@@ -59,6 +59,7 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         q: query.q,
         createdFrom: timeBound(query['created[gte]'], 'start'),
         createdUntil: timeBound(query['created[lte]'], 'end'),
+        metadata: query.metadata,
         today: moment.local.date,
       };
       const pages = cursors.forList('invoices', actor.workspaceId);

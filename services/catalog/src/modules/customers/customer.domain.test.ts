@@ -16,6 +16,7 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   phone: null,
   taxId: 'US-1',
   address: address(),
+  metadata: {},
   electronicAddress: null,
   electronicAddressScheme: null,
   buyerReference: null,

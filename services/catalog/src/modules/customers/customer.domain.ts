@@ -1,6 +1,7 @@
 import { electronicAddressProblem, toPublicId, type Address, type CreateCustomerBody, type Customer, type UpdateCustomerBody } from '@invoicing/contracts';
 import { invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import type { CustomerRow } from './customer.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
 
@@ -48,6 +49,7 @@ export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: 
     identifierScheme: body.identifier_scheme ?? null,
     contactName: body.contact_name ?? null,
     preferredLocale: body.preferred_locale ?? null,
+    metadata: mergeMetadata({}, body.metadata),
     deleted: false,
     created: now,
   };
@@ -85,6 +87,7 @@ export const customerChanges = (current: CustomerRow, patch: UpdateCustomerBody)
     ...(patch.identifier_scheme !== undefined ? { identifierScheme: patch.identifier_scheme } : {}),
     ...(patch.contact_name !== undefined ? { contactName: patch.contact_name } : {}),
     ...(patch.preferred_locale !== undefined ? { preferredLocale: patch.preferred_locale } : {}),
+    ...(patch.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, patch.metadata) } : {}),
   };
   assertCustomerFits({ ...current, ...changes });
   return changes;
@@ -111,5 +114,6 @@ export const customerView = (row: CustomerRow): Customer => ({
   preferred_locale: row.preferredLocale ?? null,
   email_status: row.emailStatus ?? 'ok',
   deleted: row.deleted,
+  metadata: row.metadata,
   created: row.created.toISOString(),
 });

@@ -1,4 +1,4 @@
-import type { Address } from '@invoicing/contracts';
+import type { Address, Metadata } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const CustomerEntity = defineEntity({
@@ -24,6 +24,7 @@ export const CustomerEntity = defineEntity({
     contactName: p.text().nullable(),
     preferredLocale: p.text().nullable(),
     deleted: p.boolean(),
+    metadata: p.json<Metadata>(),
     created: p.datetime(3),
   },
 });

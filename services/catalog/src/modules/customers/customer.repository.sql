@@ -25,6 +25,7 @@ where
     or "c0"."email" ilike '%müller%'
     or "c0"."tax_id" ilike '%müller%'
   )
+  and "c0"."metadata" @> '{"order_id":"6735"}'
   and ("c0"."created", "c0"."id") < ('2026-11-24T09:00:00.000Z', '0190f3e2-d4a1-7b2c-8e3f-1a2b3c4d5e6f')
 order by
   "c0"."created" desc,
@@ -53,6 +54,7 @@ insert into
     "contact_name",
     "preferred_locale",
     "deleted",
+    "metadata",
     "created"
   )
 values
@@ -73,6 +75,7 @@ values
     null,
     null,
     false,
+    '{"order_id":"6735"}',
     '2026-11-24T10:00:00.000Z'
   );
 

@@ -1,11 +1,14 @@
+import type { Metadata } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, newestFirstPage } from '@invoicing/service-kit';
+import { containsPattern, newestFirstPage, whereMetadataHolds } from '@invoicing/service-kit';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 
 export interface CustomerFilter {
   q?: string | undefined;
   includeDeleted: boolean;
+  /** Pairs every row's metadata must hold. */
+  metadata?: Metadata | undefined;
 }
 
 export const customerRepository = (em: EntityManager) => ({
@@ -19,6 +22,7 @@ export const customerRepository = (em: EntityManager) => ({
       const pattern = containsPattern(filter.q);
       qb.andWhere({ $or: [{ name: { $ilike: pattern } }, { email: { $ilike: pattern } }, { taxId: { $ilike: pattern } }] });
     }
+    whereMetadataHolds(qb, filter.metadata);
     return newestFirstPage(qb, position, limit);
   },
 

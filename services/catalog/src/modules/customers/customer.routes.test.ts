@@ -39,6 +39,7 @@ describe('customers', () => {
       preferred_locale: null,
       email_status: 'ok',
       deleted: false,
+      metadata: {},
       created: expect.stringMatching(ISO_MS_UTC),
     });
   });

@@ -15,7 +15,7 @@ export const customerService = (em: EntityManager, clock: Clock, cursors: Cursor
 
   return {
     list: async (workspaceId: string, query: ListCustomersQuery) => {
-      const filter = { q: query.q, includeDeleted: query.include_deleted };
+      const filter = { q: query.q, includeDeleted: query.include_deleted, metadata: query.metadata };
       const pages = cursors.forList('customers', workspaceId);
       const rows = await customers.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
       return pages.toPage(rows, query.limit, customerView);

@@ -8,6 +8,7 @@ import {
 } from '@invoicing/contracts';
 import { invalidRequest } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import type { PriceRow } from './price.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
 
@@ -70,6 +71,7 @@ export const newPrice = (workspaceId: string, body: CreatePriceBody, now: Date):
   ...billingColumns(billingForCreate(body.type, body.recurring)),
   taxRate: body.tax_rate,
   active: true,
+  metadata: mergeMetadata({}, body.metadata),
   created: now,
 });
 
@@ -81,6 +83,7 @@ export const priceChanges = (current: PriceRow, patch: UpdatePriceBody): Partial
   ...(patch.type !== undefined || patch.recurring !== undefined ? billingColumns(billingForUpdate(billingOf(current), patch)) : {}),
   ...(patch.tax_rate !== undefined ? { taxRate: patch.tax_rate } : {}),
   ...(patch.active !== undefined ? { active: patch.active } : {}),
+  ...(patch.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, patch.metadata) } : {}),
 });
 
 /** DELETE archives: no new invoice line may use the price, and lines that already do keep it. */
@@ -98,5 +101,6 @@ export const priceView = (row: PriceRow): Price => ({
   ...billingOf(row),
   tax_rate: Number(row.taxRate),
   active: row.active,
+  metadata: row.metadata,
   created: row.created.toISOString(),
 });

@@ -1,4 +1,4 @@
-import { RECURRING_INTERVALS, PRICE_TYPES } from '@invoicing/contracts';
+import { PRICE_TYPES, RECURRING_INTERVALS, type Metadata } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const PriceEntity = defineEntity({
@@ -16,6 +16,7 @@ export const PriceEntity = defineEntity({
     recurringIntervalCount: p.smallint().nullable(),
     taxRate: p.decimal('number').precision(7).scale(4),
     active: p.boolean(),
+    metadata: p.json<Metadata>(),
     created: p.datetime(3),
   },
 });

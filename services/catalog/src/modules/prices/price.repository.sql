@@ -23,6 +23,7 @@ where
   and "p0"."active" = true
   and "p0"."currency" = 'EUR'
   and "p0"."type" = 'one_time'
+  and "p0"."metadata" @> '{"plan":"pro","region":"eu"}'
   and ("p0"."created", "p0"."id") < ('2026-11-24T09:00:00.000Z', '0190f3e2-d4a1-7b2c-8e3f-1a2b3c4d5e6f')
 order by
   "p0"."created" desc,
@@ -46,6 +47,7 @@ insert into
     "recurring_interval_count",
     "tax_rate",
     "active",
+    "metadata",
     "created"
   )
 values
@@ -61,6 +63,7 @@ values
     null,
     19,
     true,
+    '{}',
     '2026-11-24T10:00:00.000Z'
   );
 

@@ -1,7 +1,7 @@
-import type { PriceType } from '@invoicing/contracts';
+import type { Metadata, PriceType } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newestFirstPage } from '@invoicing/service-kit';
+import { newestFirstPage, whereMetadataHolds } from '@invoicing/service-kit';
 import { PriceEntity, type PriceRow } from './price.entity.ts';
 
 export interface PriceFilter {
@@ -9,6 +9,8 @@ export interface PriceFilter {
   active?: boolean | undefined;
   currency?: string | undefined;
   type?: PriceType | undefined;
+  /** Pairs every row's metadata must hold. */
+  metadata?: Metadata | undefined;
 }
 
 export const priceRepository = (em: EntityManager) => ({
@@ -21,6 +23,7 @@ export const priceRepository = (em: EntityManager) => ({
     if (filter.active !== undefined) qb.andWhere({ active: filter.active });
     if (filter.currency !== undefined) qb.andWhere({ currency: filter.currency });
     if (filter.type !== undefined) qb.andWhere({ type: filter.type });
+    whereMetadataHolds(qb, filter.metadata);
     return newestFirstPage(qb, position, limit);
   },
 

@@ -51,6 +51,7 @@ describe('prices', () => {
       recurring: null,
       tax_rate: 0,
       active: true,
+      metadata: {},
       created: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(await client.data(client.get(`/api/v1/prices/${price.id}`))).toEqual(price);

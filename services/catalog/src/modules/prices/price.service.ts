@@ -17,7 +17,7 @@ export const priceService = (em: EntityManager, clock: Clock, cursors: CursorCod
 
   return {
     list: async (workspaceId: string, query: ListPricesQuery) => {
-      const filter = { productId: query.product, active: query.active, currency: query.currency, type: query.type };
+      const filter = { productId: query.product, active: query.active, currency: query.currency, type: query.type, metadata: query.metadata };
       const pages = cursors.forList('prices', workspaceId);
       const rows = await prices.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
       return pages.toPage(rows, query.limit, priceView);

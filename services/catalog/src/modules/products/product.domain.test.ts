@@ -12,6 +12,7 @@ const makeProduct = (overrides: Partial<ProductRow> = {}): ProductRow => ({
   description: 'A widget',
   images: ['https://cdn.example.com/a.png'],
   active: true,
+  metadata: {},
   created,
   updated: created,
   ...overrides,

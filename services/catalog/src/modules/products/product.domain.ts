@@ -1,10 +1,11 @@
 import { toPublicId, type CreateProductBody, type Product, type UpdateProductBody } from '@invoicing/contracts';
 import { newId } from '@invoicing/service-kit/ids';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import { isDeepStrictEqual } from 'node:util';
 import type { ProductRow } from './product.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
 
-export type EditableProduct = Pick<ProductRow, 'name' | 'description' | 'images' | 'active'>;
+export type EditableProduct = Pick<ProductRow, 'name' | 'description' | 'images' | 'active' | 'metadata'>;
 
 export const newProduct = (workspaceId: string, body: CreateProductBody, now: Date): ProductRow => ({
   id: newId(),
@@ -13,6 +14,7 @@ export const newProduct = (workspaceId: string, body: CreateProductBody, now: Da
   description: body.description ?? null,
   images: body.images,
   active: body.active,
+  metadata: mergeMetadata({}, body.metadata),
   created: now,
   updated: now,
 });
@@ -30,11 +32,13 @@ export const productChanges = (current: ProductRow, proposed: Partial<EditablePr
   return Object.keys(changes).length === 0 ? {} : { ...changes, updated: now };
 };
 
-export const productPatch = (patch: UpdateProductBody): Partial<EditableProduct> => ({
+/** What a PATCH proposes for `current`: the fields sent, and metadata merged into the current pairs. */
+export const productPatch = (current: ProductRow, patch: UpdateProductBody): Partial<EditableProduct> => ({
   ...(patch.name !== undefined ? { name: patch.name } : {}),
   ...(patch.description !== undefined ? { description: patch.description } : {}),
   ...(patch.images !== undefined ? { images: patch.images } : {}),
   ...(patch.active !== undefined ? { active: patch.active } : {}),
+  ...(patch.metadata !== undefined ? { metadata: mergeMetadata(current.metadata, patch.metadata) } : {}),
 });
 
 /** DELETE archives: the product leaves the active catalog, and prices and invoice lines stay as they are. */
@@ -48,6 +52,7 @@ export const productView = (row: ProductRow): Product => ({
   description: row.description ?? null,
   images: row.images,
   active: row.active,
+  metadata: row.metadata,
   created: row.created.toISOString(),
   updated: row.updated.toISOString(),
 });

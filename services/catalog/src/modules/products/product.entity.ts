@@ -1,3 +1,4 @@
+import type { Metadata } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const ProductEntity = defineEntity({
@@ -10,6 +11,7 @@ export const ProductEntity = defineEntity({
     description: p.text().nullable(),
     images: p.json<string[]>(),
     active: p.boolean(),
+    metadata: p.json<Metadata>(),
     created: p.datetime(3),
     updated: p.datetime(3),
   },

@@ -33,6 +33,7 @@ where
     "p0"."name" ilike '%consulting%'
     or "p0"."description" ilike '%consulting%'
   )
+  and "p0"."metadata" @> '{"sku":"C-1"}'
   and ("p0"."created", "p0"."id") < ('2026-11-24T09:00:00.000Z', '0190f3e2-d4a1-7b2c-8e3f-1a2b3c4d5e6f')
 order by
   "p0"."created" desc,
@@ -44,7 +45,7 @@ limit
 begin;
 
 insert into
-  "catalog"."products" ("id", "workspace_id", "name", "description", "images", "active", "created", "updated")
+  "catalog"."products" ("id", "workspace_id", "name", "description", "images", "active", "metadata", "created", "updated")
 values
   (
     '0190f3e2-e5b2-7c3d-9f4a-2b3c4d5e6f70',
@@ -53,6 +54,7 @@ values
     null,
     '[]',
     true,
+    '{}',
     '2026-11-24T10:00:00.000Z',
     '2026-11-24T10:00:00.000Z'
   );

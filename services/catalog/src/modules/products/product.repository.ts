@@ -1,11 +1,14 @@
+import type { Metadata } from '@invoicing/contracts';
 import type { KeysetPosition } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { containsPattern, newestFirstPage } from '@invoicing/service-kit';
+import { containsPattern, newestFirstPage, whereMetadataHolds } from '@invoicing/service-kit';
 import { ProductEntity, type ProductRow } from './product.entity.ts';
 
 export interface ProductFilter {
   q?: string | undefined;
   active?: boolean | undefined;
+  /** Pairs every row's metadata must hold. */
+  metadata?: Metadata | undefined;
 }
 
 export const productRepository = (em: EntityManager) => ({
@@ -22,6 +25,7 @@ export const productRepository = (em: EntityManager) => ({
       const pattern = containsPattern(filter.q);
       qb.andWhere({ $or: [{ name: { $ilike: pattern } }, { description: { $ilike: pattern } }] });
     }
+    whereMetadataHolds(qb, filter.metadata);
     return newestFirstPage(qb, position, limit);
   },
 

@@ -29,6 +29,7 @@ describe('products', () => {
       description: null,
       images: [],
       active: true,
+      metadata: {},
       created: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updated: product.created,
     });

@@ -3,19 +3,19 @@ import { loadByPublicId, type Clock, type CursorCodec } from '@invoicing/service
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId } from '../../shared/by-public-id.ts';
 import { ARCHIVE, newProduct, productChanges, productPatch, productView, type EditableProduct } from './product.domain.ts';
-import { ProductEntity } from './product.entity.ts';
+import { ProductEntity, type ProductRow } from './product.entity.ts';
 import { productRepository } from './product.repository.ts';
 
 export const productService = (em: EntityManager, clock: Clock, cursors: CursorCodec) => {
   const products = productRepository(em);
 
-  const changeProduct = async (workspaceId: string, publicId: string, proposed: Partial<EditableProduct>) => ({
-    data: productView(await changeByPublicId(em, ProductEntity, 'product', workspaceId, publicId, (row) => productChanges(row, proposed, clock.now()))),
+  const changeProduct = async (workspaceId: string, publicId: string, propose: (row: ProductRow) => Partial<EditableProduct>) => ({
+    data: productView(await changeByPublicId(em, ProductEntity, 'product', workspaceId, publicId, (row) => productChanges(row, propose(row), clock.now()))),
   });
 
   return {
     list: async (workspaceId: string, query: ListProductsQuery) => {
-      const filter = { q: query.q, active: query.active };
+      const filter = { q: query.q, active: query.active, metadata: query.metadata };
       const pages = cursors.forList('products', workspaceId);
       const rows = await products.pageNewestFirstQuery(workspaceId, filter, pages.positionOf(query.cursor), query.limit).getResultList();
       return pages.toPage(rows, query.limit, productView);
@@ -32,9 +32,9 @@ export const productService = (em: EntityManager, clock: Clock, cursors: CursorC
     }),
 
     update: (workspaceId: string, publicId: string, patch: UpdateProductBody) =>
-      changeProduct(workspaceId, publicId, productPatch(patch)),
+      changeProduct(workspaceId, publicId, (row) => productPatch(row, patch)),
 
-    archive: (workspaceId: string, publicId: string) => changeProduct(workspaceId, publicId, ARCHIVE),
+    archive: (workspaceId: string, publicId: string) => changeProduct(workspaceId, publicId, () => ARCHIVE),
   };
 };
 

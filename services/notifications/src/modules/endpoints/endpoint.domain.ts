@@ -8,6 +8,7 @@ import {
   type WebhookEndpoint,
   type WebhookEventType,
 } from '@invoicing/contracts';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import type { EndpointRow } from './endpoint.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
 
@@ -31,6 +32,7 @@ export const endpointView = (row: EndpointRow): WebhookEndpoint => ({
   disabled_at: row.disabledAt?.toISOString() ?? null,
   failing_since: row.failingSince?.toISOString() ?? null,
   previous_secret_expires_at: row.previousSecretExpiresAt?.toISOString() ?? null,
+  metadata: row.metadata,
   created: row.created.toISOString(),
   updated: row.updated.toISOString(),
 });
@@ -53,6 +55,7 @@ export const endpointChanges = (row: EndpointRow, patch: UpdateWebhookEndpointBo
   if (patch.url !== undefined) changes.url = patch.url;
   if (patch.enabled_events !== undefined) changes.enabledEvents = patch.enabled_events;
   if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.metadata !== undefined) changes.metadata = mergeMetadata(row.metadata, patch.metadata);
   if (patch.status === 'disabled' && row.status === 'enabled') Object.assign(changes, disabledFields('requested', now));
   if (patch.status === 'enabled' && row.status === 'disabled') {
     Object.assign(changes, { status: 'enabled', disabledReason: null, disabledAt: null, failingSince: null });

@@ -1,4 +1,4 @@
-import type { WebhookDisabledReason, WebhookEndpointStatus } from '@invoicing/contracts';
+import type { Metadata, WebhookDisabledReason, WebhookEndpointStatus } from '@invoicing/contracts';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
@@ -19,6 +19,7 @@ export const EndpointEntity = defineEntity({
     secret: p.text(),
     previousSecret: p.text().nullable(),
     previousSecretExpiresAt: p.datetime(3).nullable(),
+    metadata: p.json<Metadata>(),
     created: p.datetime(3),
     updated: p.datetime(3),
   },

@@ -35,6 +35,7 @@ from
   "notifications"."webhook_endpoints" as "w0"
 where
   "w0"."workspace_id" = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887'
+  and "w0"."metadata" @> '{"team":"finance"}'
   and ("w0"."created", "w0"."id") < ('2026-11-24T09:00:00.000Z', '0190f3e3-0a1b-7c2d-9e3f-4a5b6c7d8e9f')
 order by
   "w0"."created" desc,
@@ -72,6 +73,7 @@ insert into
     "secret",
     "previous_secret",
     "previous_secret_expires_at",
+    "metadata",
     "created",
     "updated"
   )
@@ -89,6 +91,7 @@ values
     'sealed-secret',
     null,
     null,
+    '{"team":"finance"}',
     '2026-11-24T10:00:00.000Z',
     '2026-11-24T10:00:00.000Z'
   );

@@ -1,5 +1,5 @@
-import type { WebhookDisabledReason, WebhookEventType } from '@invoicing/contracts';
-import { newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import type { Metadata, WebhookDisabledReason, WebhookEventType } from '@invoicing/contracts';
+import { newestFirstPage, sqlOf, whereMetadataHolds, type KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { NotificationsDatabase } from '../../database.ts';
@@ -19,8 +19,9 @@ export const endpointRepository = (em: EntityManager) => ({
     tx.findOne(EndpointEntity, { id, workspaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE }),
 
   /** `limit + 1` rows, newest first, after `position`; the extra row tells whether a next page exists. */
-  pageNewestFirst: (workspaceId: string, position: KeysetPosition | undefined, limit: number): Promise<EndpointRow[]> => {
+  pageNewestFirst: (workspaceId: string, filter: { metadata?: Metadata | undefined }, position: KeysetPosition | undefined, limit: number): Promise<EndpointRow[]> => {
     const qb = em.createQueryBuilder(EndpointEntity).select('*').where({ workspaceId });
+    whereMetadataHolds(qb, filter.metadata);
     return newestFirstPage(qb, position, limit).getResultList();
   },
 

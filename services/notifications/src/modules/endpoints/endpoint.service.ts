@@ -1,9 +1,9 @@
-import type { CreateWebhookEndpointBody, PageQuery, ReplayWebhookEventsBody, UpdateWebhookEndpointBody } from '@invoicing/contracts';
+import type { CreateWebhookEndpointBody, ListWebhookEndpointsQuery, ReplayWebhookEventsBody, UpdateWebhookEndpointBody } from '@invoicing/contracts';
 import { toPublicId } from '@invoicing/contracts';
 import { invalidRequest, invalidState, loadByPublicId, newId, timeBound, type CursorCodec } from '@invoicing/service-kit';
 import type { Clock } from '@invoicing/service-kit/clock';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
 import { AddressNotAllowedError, type AddressPolicy } from '../../shared/address-policy.ts';
 import type { SecretBox } from '../../shared/secret-box.ts';
 import { deliveryRepository } from '../deliveries/delivery.repository.ts';
@@ -42,9 +42,9 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
     em.transactional(async (tx) => change(tx, await loadByPublicId('webhookEndpoint', publicId, (id) => endpoints.findForUpdate(tx, workspaceId, id), 'webhook endpoint')));
 
   return {
-    list: async (workspaceId: string, query: z.output<typeof PageQuery>) => {
+    list: async (workspaceId: string, query: ListWebhookEndpointsQuery) => {
       const pages = cursors.forList('webhook_endpoints', workspaceId);
-      const rows = await endpoints.pageNewestFirst(workspaceId, pages.positionOf(query.cursor), query.limit);
+      const rows = await endpoints.pageNewestFirst(workspaceId, { metadata: query.metadata }, pages.positionOf(query.cursor), query.limit);
       return pages.toPage(rows, query.limit, endpointView);
     },
 
@@ -53,6 +53,7 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
       const id = newId();
       const secret = newSigningSecret();
       const now = clock.now();
+      const metadata = mergeMetadata({}, body.metadata);
       const row = await em.transactional(async (tx) =>
         endpoints.add(tx, {
           id,
@@ -67,6 +68,7 @@ export const endpointService = ({ em, policy, secrets, clock, cursors, announce 
           secret: secrets.seal(secret, id),
           previousSecret: null,
           previousSecretExpiresAt: null,
+          metadata,
           created: now,
           updated: now,
         }),

@@ -6,7 +6,6 @@ import {
   itemRows,
   itemsInForceOn,
   latestItems,
-  mergeMetadata,
   newSubscription,
   nextActionAt,
   nextPeriodStart,
@@ -32,6 +31,7 @@ const makePrice = (overrides: Partial<Price> = {}): Price => ({
   recurring: { interval: 'month', interval_count: 1 },
   tax_rate: 19,
   active: true,
+  metadata: {},
   created: '2027-01-01T00:00:00.000Z',
   ...overrides,
 });
@@ -106,20 +106,5 @@ describe('scheduling', () => {
     expect(makeSubscription({}, '2027-01-31T23:30:00.000Z').row.startDate).toBe('2027-02-01');
     expect(makeSubscription({}, '2027-01-31T23:30:00.000Z', 'UTC').row.startDate).toBe('2027-01-31');
     expect(() => makeSubscription({ start_date: '2027-02-01', cancel_at: '2027-02-01' })).toThrow(/cancel_at/);
-  });
-});
-
-describe('mergeMetadata', () => {
-  it.each([
-    [{}, { a: '1' }, { a: '1' }],
-    [{ a: '1', b: '2' }, { b: '' }, { a: '1' }],
-    [{ a: '1' }, { a: '2', c: '3' }, { a: '2', c: '3' }],
-  ])('%o merged with %o is %o', (current, patch, merged) => {
-    expect(mergeMetadata(current, patch)).toEqual(merged);
-  });
-
-  it('refuses more than 50 keys after the merge', () => {
-    const full = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`, 'v']));
-    expect(() => mergeMetadata(full, { extra: 'v' })).toThrow(/50/);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '@invoicing/contracts';
 import { invalidRequest, invalidState, type FieldIssue } from '@invoicing/service-kit/app-error';
 import { newId } from '@invoicing/service-kit/ids';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import { localDate, periodIndexOn, periodOf, periodStart, periodsStartedBy, startOfDay, type Cadence } from './billing-calendar.domain.ts';
 import type { SubscriptionItemRow, SubscriptionRow } from './subscription.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
@@ -71,17 +72,6 @@ export const itemsInForceOn = (items: readonly SubscriptionItemRow[], date: stri
 /** The list as last set (a change waiting for the next period included): what reads show. */
 export const latestItems = (items: readonly SubscriptionItemRow[]): SubscriptionItemRow[] => itemsInForceOn(items, '9999-12-31');
 
-/** Metadata after an update: merged by key, a key set to "" removed (decisions.md). */
-export const mergeMetadata = (current: Record<string, string>, patch: Record<string, string>): Record<string, string> => {
-  const merged = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === '') delete merged[key];
-    else merged[key] = value;
-  }
-  if (Object.keys(merged).length > 50) throw invalidRequest('A subscription holds at most 50 metadata keys.', [{ path: 'metadata', message: 'more than 50 keys after the merge' }]);
-  return merged;
-};
-
 /**
  * When the scheduler next has something to do: the next period's start, or the scheduled
  * cancellation if that comes first, each at the start of its day in the workspace's time zone;
@@ -103,7 +93,7 @@ export const newSubscription = (
   const startDate = body.start_date ?? today;
   const cancelAt = body.cancel_at ?? null;
   if (cancelAt !== null && cancelAt <= startDate) throw invalidRequest('cancel_at must be after start_date.', [{ path: 'cancel_at', message: `is not after the start date ${startDate}` }]);
-  const metadata = mergeMetadata({}, body.metadata ?? {});
+  const metadata = mergeMetadata({}, body.metadata);
   const row: SubscriptionRow = {
     id: newId(),
     workspaceId,

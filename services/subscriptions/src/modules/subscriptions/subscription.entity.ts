@@ -1,4 +1,4 @@
-import type { CollectionMethod, InvoiceBehavior, SubscriptionStatus } from '@invoicing/contracts';
+import type { CollectionMethod, InvoiceBehavior, Metadata, SubscriptionStatus } from '@invoicing/contracts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import type { RecurringInterval } from './billing-calendar.domain.ts';
 
@@ -26,7 +26,7 @@ export const SubscriptionEntity = defineEntity({
     nextActionAt: p.datetime(3).nullable(),
     cancelAt: p.date().nullable(),
     canceledAt: p.datetime(3).nullable(),
-    metadata: p.json<Record<string, string>>(),
+    metadata: p.json<Metadata>(),
     /** A scheduler holding the subscription until then; another replica takes it only afterwards. */
     claimedUntil: p.datetime(3).nullable(),
     /** Why billing refused the last period's invoice, while it does. */

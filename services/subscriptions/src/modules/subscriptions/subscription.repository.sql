@@ -126,6 +126,7 @@ where
   "s0"."workspace_id" = '00000000-0000-4000-8000-000000000001'
   and "s0"."customer_id" = '00000000-0000-4000-8000-000000000003'
   and "s0"."status" = 'active'
+  and "s0"."metadata" @> '{"plan":"pro"}'
   and ("s0"."created_at", "s0"."id") < ('2027-01-31T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
 order by
   "s0"."created_at" desc,

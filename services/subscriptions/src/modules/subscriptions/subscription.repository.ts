@@ -1,4 +1,5 @@
-import { entityColumns, entityRows, newestFirstPage, sqlOf, type KeysetPosition } from '@invoicing/service-kit';
+import type { Metadata } from '@invoicing/contracts';
+import { entityColumns, entityRows, newestFirstPage, sqlOf, whereMetadataHolds, type KeysetPosition } from '@invoicing/service-kit';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import type { SubscriptionsDatabase } from '../../database.ts';
 import {
@@ -13,6 +14,8 @@ import {
 export interface SubscriptionFilter {
   customerId?: string | undefined;
   status?: SubscriptionRow['status'] | undefined;
+  /** Pairs every subscription's metadata must hold. */
+  metadata?: Metadata | undefined;
 }
 
 export const subscriptionRepository = (em: EntityManager) => ({
@@ -40,6 +43,7 @@ export const subscriptionRepository = (em: EntityManager) => ({
     const qb = em.createQueryBuilder(SubscriptionEntity).select('*').where({ workspaceId });
     if (filter.customerId !== undefined) qb.andWhere({ customerId: filter.customerId });
     if (filter.status !== undefined) qb.andWhere({ status: filter.status });
+    whereMetadataHolds(qb, filter.metadata);
     return newestFirstPage(qb, position, limit, 'createdAt').getResultList();
   },
 

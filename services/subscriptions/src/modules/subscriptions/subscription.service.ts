@@ -10,6 +10,7 @@ import {
   type UpdateSubscriptionBody,
 } from '@invoicing/contracts';
 import { afterCommit, invalidRequest, notFound, type Clock, type CursorCodec } from '@invoicing/service-kit';
+import { mergeMetadata } from '@invoicing/service-kit/metadata';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import { addSubscriptionEvent } from '../../shared/events.ts';
@@ -22,7 +23,6 @@ import {
   canceledNow,
   checkCancelAt,
   itemRows,
-  mergeMetadata,
   newSubscription,
   nextActionAt,
   nextPeriodStart,
@@ -119,7 +119,7 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
 
     list: async (actor: Actor, query: ListSubscriptionsQuery) => {
       const pages = cursors.forList('subscriptions', actor.workspaceId);
-      const rows = await subscriptions.pageNewestFirst(actor.workspaceId, { customerId: query.customer, status: query.status }, pages.positionOf(query.cursor), query.limit);
+      const rows = await subscriptions.pageNewestFirst(actor.workspaceId, { customerId: query.customer, status: query.status, metadata: query.metadata }, pages.positionOf(query.cursor), query.limit);
       const items = await subscriptions.itemsOfEach(rows.slice(0, query.limit).map((row) => row.id));
       const now = clock.now();
       return pages.toPage(
