@@ -160,6 +160,7 @@ const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
     tags: [operation.tag],
     security: operation.scope ? [{ apiKey: [] }] : [],
     ...(operation.scope ? { 'x-required-scope': operation.scope } : {}),
+    ...(operation.testModeOnly ? { 'x-test-mode-only': true } : {}),
     requestParams: {
       ...(operation.params ? { path: operation.params } : {}),
       ...(operation.query ? { query: operation.query } : {}),
