@@ -238,6 +238,16 @@ describe('the mode matrix, from the route table', () => {
     expect(matrix.filters).toBeGreaterThanOrEqual(2);
   }, 300_000);
 
+  it('the public page of a test invoice says it is test mode; a live invoice\'s does not', async () => {
+    const page = async (token: string) => {
+      const sent = await send('GET', `/i/${token}`, {});
+      expect(sent.status).toBe(200);
+      return sent.text;
+    };
+    expect(await page(test.tokens[0]!)).toContain('data-testid="test-mode"');
+    expect(await page(live.tokens[0]!)).not.toContain('data-testid="test-mode"');
+  });
+
   it('every operation for test keys only → 403 forbidden with a live key', async () => {
     for (const operation of OPERATIONS.filter((candidate) => candidate.testModeOnly)) {
       const { path, headers, body } = requestFor(operation, live, `${operation.path.split('/')[3]}_unknown`);

@@ -21,7 +21,7 @@ export interface RetryPolicy {
 export interface InvoicingClientOptions {
   /** The gateway's origin, such as `https://api.example.com`. */
   baseUrl: string;
-  /** An API key, `inv_live_…`; none for the public routes alone. */
+  /** An API key, `inv_live_…` (or a test key, `inv_test_…`); none for the public routes alone. */
   apiKey?: string;
   retry?: Partial<RetryPolicy>;
   /** For tests and runtimes with their own fetch. */

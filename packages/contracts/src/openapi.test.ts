@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { buildOpenApiDocument } from './openapi.ts';
+import { defineOperation } from './operation.ts';
 import { OPERATIONS } from './routes.ts';
 
 type Node = Record<string, unknown>;
@@ -46,5 +48,31 @@ describe('examples in the OpenAPI document', () => {
       if (media?.example === undefined) continue;
       expect(operation.body!.safeParse(media.example).error, operation.operationId).toBeUndefined();
     }
+  });
+});
+
+describe('operations for test keys only', () => {
+  it('are marked x-test-mode-only, and the reference explains live and test keys', () => {
+    const madeUp = defineOperation({
+      operationId: 'advanceMadeUpClock',
+      summary: 'Advance a made-up clock',
+      tag: 'Test clocks',
+      method: 'POST',
+      path: '/api/v1/made_up_clocks/:id/advance',
+      service: 'billing',
+      scope: 'invoices:write',
+      idempotency: 'none',
+      testModeOnly: true,
+      responses: { 200: { description: 'Advanced', schema: z.object({ ok: z.boolean() }) } },
+    });
+    const built = buildOpenApiDocument({ operations: [madeUp, { ...madeUp, operationId: 'listMadeUpClocks', method: 'GET', path: '/api/v1/made_up_clocks', testModeOnly: undefined }] }) as unknown as {
+      info: { description: string };
+      paths: Record<string, Record<string, Node>>;
+    };
+
+    expect(built.paths['/api/v1/made_up_clocks/{id}/advance']!.post!['x-test-mode-only']).toBe(true);
+    expect(built.paths['/api/v1/made_up_clocks']!.get!['x-test-mode-only']).toBeUndefined();
+    expect(built.info.description).toMatch(/inv_test_/);
+    expect(built.info.description).toMatch(/livemode/);
   });
 });

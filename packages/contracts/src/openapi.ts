@@ -160,6 +160,7 @@ const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
     tags: [operation.tag],
     security: operation.scope ? [{ apiKey: [] }] : [],
     ...(operation.scope ? { 'x-required-scope': operation.scope } : {}),
+    ...(operation.testModeOnly ? { 'x-test-mode-only': true } : {}),
     requestParams: {
       ...(operation.params ? { path: operation.params } : {}),
       ...(operation.query ? { query: operation.query } : {}),
@@ -181,7 +182,7 @@ export interface OpenApiOptions {
 /** How live and test keys keep their data apart, as the reference states it. */
 const TEST_MODE_RULE = [
   'Test mode: every API key is live (`inv_live_…`) or test (`inv_test_…`). A test key reads and writes only its workspace’s test data and a live key only live data: every object carries `livemode` (`true` for live data, `false` for test data), and an ID of the other mode’s data is a 404 `not_found` (in a path, a body or a filter alike), so a list never shows the other mode’s objects.',
-  'Each mode has its own invoice number series (a test invoice takes the next test number and the live series never moves; the same number may exist once in each mode), its own webhook endpoints (a test event goes only to test endpoints, and events carry `livemode`), its own events and its own `Idempotency-Key`s. The account (business profile and settings) is per mode too: a test key’s `PATCH /api/v1/account` changes only test mode’s settings, and test mode starts with an empty profile and default settings (fill them in with a test key for test invoices to show them). A test invoice’s public page is marked as test mode.',
+  'Each mode has its own invoice number series (a test invoice takes the next test number and the live series never moves; the same number may exist once in each mode), its own webhook endpoints (a test event goes only to test endpoints, and events carry `livemode`), its own events and its own `Idempotency-Key`s. The account (business profile and settings) is per mode too: a test key’s `PATCH /api/v1/account` changes only test mode’s settings, and test mode starts with an empty profile and default settings (fill them in with a test key for test invoices to show them). A test invoice’s public page and PDF are marked as test mode.',
   'Operations marked for test keys only (test clocks) answer a live key 403 `forbidden`.',
 ].join(' ');
 

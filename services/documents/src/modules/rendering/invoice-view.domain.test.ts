@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Address, PaymentMeans } from '@invoicing/contracts';
 import { makeAdjustment, makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
+import { loadTemplates } from './templates.ts';
 
 describe('the printed invoice view', () => {
   it('formats every line and total in the invoice currency, with the net amount and VAT of each VAT group', () => {
@@ -323,5 +324,18 @@ describe('the printed invoice view', () => {
     expect(sut).toEqual(expected);
     expect(contrastRatio(sut.brand, sut.onBrand)).toBeGreaterThanOrEqual(4.5);
     expect(contrastRatio(sut.brandText, '#FFFFFF')).toBeGreaterThanOrEqual(4.5);
+  });
+});
+
+describe('the test mode marker of the printed invoice', () => {
+  it('is on a test invoice, in its language, and printed above it; a live invoice has none', () => {
+    const templates = loadTemplates();
+    const test = toInvoiceDocumentView({ ...makeInvoice({ locale: 'de' }), livemode: false });
+    const live = toInvoiceDocumentView(makeInvoice({ locale: 'de' }));
+
+    expect(test.testMode).toMatch(/^Testmodus/);
+    expect(live.testMode).toBeNull();
+    expect(templates.pdfJob(test).body).toContain(`<p class="test-mode-print">${test.testMode}</p>`);
+    expect(templates.pdfJob(live).body).not.toContain('test-mode-print');
   });
 });

@@ -101,6 +101,8 @@ export interface InvoiceDocumentView {
   /** The seller's additional legal information (BT-33), in the footer. */
   legalInfo: string | null;
   footer: string | null;
+  /** The test mode marker, in the document's language, on an invoice made with a test key; null on a live one. */
+  testMode: string | null;
 }
 
 export const paperFor = (country: string | null): PaperSize => (country && LETTER_COUNTRIES.has(country.toUpperCase()) ? 'Letter' : 'A4');
@@ -171,5 +173,7 @@ export const toInvoiceDocumentView = (invoice: Invoice): InvoiceDocumentView => 
     attachments: attachmentsOf(invoice),
     legalInfo: nonBlank(business.legal_info),
     footer: nonBlank(invoice.footer),
+    // Only an invoice that says it is test data: one read before invoices had `livemode` (an event queued earlier) is live.
+    testMode: invoice.livemode === false ? t('test_mode') : null,
   };
 };
