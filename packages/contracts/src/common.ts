@@ -93,8 +93,9 @@ export type MetadataInput = z.infer<typeof MetadataInput>;
 
 /**
  * The `metadata[key]=value` filter of a list (deepObject): only objects whose metadata holds every
- * pair. A list query's shape takes it with `...MetadataFilterQuery.shape`; Fastify's parser leaves
- * `metadata[key]` as a flat key, which `gatherMetadataQuery` folds into this object first (service-kit's `registerOperation` does, for every list that takes it).
+ * pair. A list query's shape takes it with `...MetadataFilterQuery.shape`. Fastify's parser leaves
+ * `metadata[key]` a flat key: `gatherMetadataQuery` folds those into this object before validation
+ * (service-kit's `registerOperation` does, for every list that takes it).
  */
 export const MetadataFilterQuery = z.strictObject({
   metadata: z
@@ -118,13 +119,12 @@ const METADATA_PARAMETER = /^metadata\[(.*)\]$/s;
  */
 export const gatherMetadataQuery = (query: unknown): unknown => {
   if (typeof query !== 'object' || query === null) return query;
-  const entries = Object.entries(query);
-  if (!entries.some(([name]) => METADATA_PARAMETER.test(name)) || 'metadata' in query) return query;
-  const pairs = entries.map(([name, value]) => [METADATA_PARAMETER.exec(name)?.[1], value] as const);
+  const parameters = Object.entries(query).map(([name, value]) => ({ name, key: METADATA_PARAMETER.exec(name)?.[1], value }));
+  if (!parameters.some(({ key }) => key !== undefined) || 'metadata' in query) return query;
   return {
-    ...Object.fromEntries(entries.filter(([name]) => !METADATA_PARAMETER.test(name))),
+    ...Object.fromEntries(parameters.filter(({ key }) => key === undefined).map(({ name, value }) => [name, value])),
     // fromEntries makes each key an own property, `__proto__` included.
-    metadata: Object.fromEntries(pairs.filter((pair): pair is readonly [string, unknown] => pair[0] !== undefined)),
+    metadata: Object.fromEntries(parameters.filter(({ key }) => key !== undefined).map(({ key, value }) => [key, value])),
   };
 };
 
