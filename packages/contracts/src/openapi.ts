@@ -4,6 +4,7 @@ import type { ZodOpenApiComponentsObject, ZodOpenApiOperationObject, ZodOpenApiP
 import { Problem, PROBLEM_CONTENT_TYPE } from './errors.ts';
 import { OPERATIONS } from './routes.ts';
 import { INVOICE_ITEMS_MAX } from './billing/invoices.ts';
+import { TEST_CLOCKS_TAG_DESCRIPTION } from './billing/test-clocks.ts';
 import type { Operation, OperationResponse } from './operation.ts';
 import { componentsReferencedByOverrides, OPEN_ENUM_RULE } from './schema-documentation.ts';
 
@@ -148,6 +149,9 @@ const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {
   return Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {};
 };
 
+/** Tags whose operations need their story told once, at the head of the tag in /docs. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = { 'Test clocks': TEST_CLOCKS_TAG_DESCRIPTION };
+
 const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
   const headers = {
     ...(operation.idempotency === 'none' ? {} : { 'Idempotency-Key': operation.idempotency === 'required' ? IdempotencyKeyHeader : IdempotencyKeyHeader.optional() }),
@@ -200,6 +204,7 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
+    tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key, `inv_live_…`, sent as `Authorization: Bearer <key>`.' },

@@ -14,6 +14,7 @@ import { Migration20270140100000DocumentLanguage } from './migrations/Migration2
 import { Migration20270150100000DocumentArithmetic } from './migrations/Migration20270150100000DocumentArithmetic.ts';
 import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migration20270151000000PartiesAndPaymentMeans.ts';
 import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
+import { Migration20270162100000TestClocks } from './migrations/Migration20270162100000TestClocks.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceAttachmentEntity } from './modules/attachments/attachment.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
@@ -21,12 +22,13 @@ import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.ent
 import { EmailSuppressionEntity, MessageEntity } from './modules/messages/message.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
 import { PaymentEntity } from './modules/payments/payment.entity.ts';
+import { TestClockEntity } from './modules/test-clocks/test-clock.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity, InvoiceAttachmentEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity, InvoiceAttachmentEntity, TestClockEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -49,6 +51,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270150100000DocumentArithmetic', class: Migration20270150100000DocumentArithmetic },
   { name: 'Migration20270151000000PartiesAndPaymentMeans', class: Migration20270151000000PartiesAndPaymentMeans },
   { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
+  { name: 'Migration20270162100000TestClocks', class: Migration20270162100000TestClocks },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

@@ -6,6 +6,7 @@ import { Migration20261210000000CustomerEinvoiceFields } from './migrations/Migr
 import { Migration20270120000000CustomerEmailStatus } from './migrations/Migration20270120000000CustomerEmailStatus.ts';
 import { Migration20270140000000CustomerPreferredLocale } from './migrations/Migration20270140000000CustomerPreferredLocale.ts';
 import { Migration20270151000000CustomerParties } from './migrations/Migration20270151000000CustomerParties.ts';
+import { Migration20270162000000CustomerTestClock } from './migrations/Migration20270162000000CustomerTestClock.ts';
 import { CustomerEntity } from './modules/customers/customer.entity.ts';
 import { PriceEntity } from './modules/prices/price.entity.ts';
 import { ProductEntity } from './modules/products/product.entity.ts';
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270120000000CustomerEmailStatus', class: Migration20270120000000CustomerEmailStatus },
   { name: 'Migration20270140000000CustomerPreferredLocale', class: Migration20270140000000CustomerPreferredLocale },
   { name: 'Migration20270151000000CustomerParties', class: Migration20270151000000CustomerParties },
+  { name: 'Migration20270162000000CustomerTestClock', class: Migration20270162000000CustomerTestClock },
 ];
 
 export const openCatalogDatabase = (url: string, poolSize: number): Promise<Orm> =>

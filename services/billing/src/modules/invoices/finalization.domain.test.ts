@@ -26,6 +26,7 @@ const customer: Customer = {
   contact_name: null,
   preferred_locale: null,
   email_status: 'ok',
+  test_clock: null,
   deleted: false,
   created: now.toISOString(),
 };

@@ -9,6 +9,7 @@ import { localDateOf } from '../../shared/clock.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
+import { clockFor } from '../invoices/invoice-deps.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
 import type { MailTransport, OutgoingMail } from './mail-transport.ts';
 import { headerText, composeEmail } from './message-templates.ts';
@@ -102,7 +103,9 @@ export class MailWorker {
     const system: Actor = { workspaceId: claimed.workspaceId, keyId: null, requestId: claimed.correlationId ?? `message-${claimed.id}`, idempotencyKey: null };
     const loaded = await invoiceRepository(em).findWithLinesAndSettings(claimed.workspaceId, claimed.invoiceId);
     if (!loaded) return this.#fail(claimed, system, 'the invoice no longer exists', false);
-    const now = clock.now();
+    // A message about an invoice on a test clock is dated by the clock.
+    const invoiceClock = await clockFor({ em, clock }, loaded.invoice.testClockId);
+    const now = invoiceClock.now();
     const account = loaded.account ?? defaultAccount(claimed.workspaceId, now);
     const view = { today: localDateOf(now, account.timezone).date, publicUrlBase };
     const invoice = invoiceView(loaded.invoice, loaded.lines, view);
@@ -133,7 +136,7 @@ export class MailWorker {
     };
     // Everything the record of success needs is made before sending, so nothing but one statement follows the server's answer.
     const sentAttachments: MessageAttachment[] = attachments.map((each) => ({ filename: each.filename, content_type: each.contentType, size: each.content.length }));
-    const sentEvent = billingEvent(claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent, { object: invoice }, system, clock.now());
+    const sentEvent = billingEvent(claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent, { object: invoice }, system, invoiceClock.now());
     const startedAt = Date.now();
     const result = await this.#options.transport.send(mail);
     const logFields = {
