@@ -13,6 +13,8 @@ export interface SubscriptionsDeps {
   billing: BillingClient;
   announce: () => void;
   nudgeScheduler: () => void;
+  /** Invoices a test clock's due periods at its time (the scheduler's runClock): billing's clock stepper asks. */
+  runTestClock: (workspaceId: string, testClockId: string, at: Date) => Promise<number>;
   logger?: FastifyServerOptions['logger'];
   clock?: Clock;
   checkReadiness?: () => Promise<void>;
@@ -27,6 +29,7 @@ export const buildApp = ({
   billing,
   announce,
   nudgeScheduler,
+  runTestClock,
   logger = loggerOptions('subscriptions', 'silent'),
   clock = systemClock,
   checkReadiness = () => pingDatabase(orm),
@@ -41,6 +44,6 @@ export const buildApp = ({
     keyedWrites: { schema: SUBSCRIPTIONS_SCHEMA, ttlHours: idempotencyTtlHours },
   });
   const cursors = createCursorCodec(internalToken);
-  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }));
+  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }), runTestClock);
   return app;
 };

@@ -128,6 +128,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "test_clock_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -238,7 +239,8 @@ with
         $54,
         $55,
         $56,
-        $57
+        $57,
+        $58
       )
   ),
   "new_lines" as (
@@ -275,7 +277,6 @@ with
       )
     values
       (
-        $58,
         $59,
         $60,
         $61,
@@ -302,19 +303,20 @@ with
         $82,
         $83,
         $84,
-        $85
+        $85,
+        $86
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($86, $87, $88, $89, $90, $91, $92, $93)
+      ($87, $88, $89, $90, $91, $92, $93, $94)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($94, $95, $96, $97);
+  ($95, $96, $97, $98);
 
 with
   "new_records" as (
@@ -343,6 +345,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "test_clock_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -402,57 +405,58 @@ with
       $11 as "customer_id",
       $12 as "customer_name",
       $13 as "subscription_id",
-      $14 as "currency",
-      $15 as "collection_method",
-      $16 as "issue_date",
-      $17 as "due_date",
-      $18 as "days_until_due",
-      $19 as "notes",
-      $20 as "footer",
-      $21 as "buyer_reference",
-      $22 as "purchase_order",
-      $23 as "delivery_date",
-      $24 as "service_period_start",
-      $25 as "service_period_end",
-      $26 as "locale",
-      $27 as "payment_means",
-      $28 as "payee",
-      $29 as "preceding_invoice",
-      $30 as "allowances",
-      $31 as "charges",
-      $32 as "prepaid_amount",
-      $33 as "tax_currency",
-      $34 as "tax_exchange_rate",
-      $35 as "subtotal",
-      $36 as "discount_total",
-      $37 as "allowance_total",
-      $38 as "charge_total",
-      $39 as "taxable_amount",
-      $40 as "tax_total",
-      $41 as "total",
-      $42 as "amount_due",
-      $43 as "amount_paid",
-      $44 as "number",
-      $45 as "number_format",
-      $46 as "number_period",
-      $47 as "number_sequence",
-      $48 as "business_snapshot",
-      $49 as "customer_snapshot",
-      $50 as "public_url_token",
-      $51 as "snapshot_sha256",
-      $52 as "chain_sha256",
-      $53 as "snapshot_version",
-      $54 as "finalized_at",
-      $55 as "paid_at",
-      $56 as "payment_reference",
-      $57 as "voided_at",
-      $58 as "void_reason",
-      $59 as "overdue_event_at",
-      $60 as "remittance_reference",
-      $61 as "last_reminder_on",
-      $62 as "attachments",
-      $63 as "created_at",
-      $64 as "updated_at"
+      $14 as "test_clock_id",
+      $15 as "currency",
+      $16 as "collection_method",
+      $17 as "issue_date",
+      $18 as "due_date",
+      $19 as "days_until_due",
+      $20 as "notes",
+      $21 as "footer",
+      $22 as "buyer_reference",
+      $23 as "purchase_order",
+      $24 as "delivery_date",
+      $25 as "service_period_start",
+      $26 as "service_period_end",
+      $27 as "locale",
+      $28 as "payment_means",
+      $29 as "payee",
+      $30 as "preceding_invoice",
+      $31 as "allowances",
+      $32 as "charges",
+      $33 as "prepaid_amount",
+      $34 as "tax_currency",
+      $35 as "tax_exchange_rate",
+      $36 as "subtotal",
+      $37 as "discount_total",
+      $38 as "allowance_total",
+      $39 as "charge_total",
+      $40 as "taxable_amount",
+      $41 as "tax_total",
+      $42 as "total",
+      $43 as "amount_due",
+      $44 as "amount_paid",
+      $45 as "number",
+      $46 as "number_format",
+      $47 as "number_period",
+      $48 as "number_sequence",
+      $49 as "business_snapshot",
+      $50 as "customer_snapshot",
+      $51 as "public_url_token",
+      $52 as "snapshot_sha256",
+      $53 as "chain_sha256",
+      $54 as "snapshot_version",
+      $55 as "finalized_at",
+      $56 as "paid_at",
+      $57 as "payment_reference",
+      $58 as "voided_at",
+      $59 as "void_reason",
+      $60 as "overdue_event_at",
+      $61 as "remittance_reference",
+      $62 as "last_reminder_on",
+      $63 as "attachments",
+      $64 as "created_at",
+      $65 as "updated_at"
     from
       "new_records"
   ),
@@ -492,7 +496,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($65::jsonb) as "v" (
+      jsonb_to_recordset($66::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -527,14 +531,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $66 as "id",
-      $67 as "invoice_id",
-      $68 as "workspace_id",
-      $69 as "type",
-      $70 as "occurred_at",
-      $71 as "key_id",
-      $72 as "request_id",
-      $73 as "details"
+      $67 as "id",
+      $68 as "invoice_id",
+      $69 as "workspace_id",
+      $70 as "type",
+      $71 as "occurred_at",
+      $72 as "key_id",
+      $73 as "request_id",
+      $74 as "details"
     from
       "new_records"
   ),
@@ -542,10 +546,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $74 as "id",
-      $75 as "subject",
-      $76 as "envelope",
-      $77 as "trace_context"
+      $75 as "id",
+      $76 as "subject",
+      $77 as "envelope",
+      $78 as "trace_context"
     from
       "new_records"
   )

@@ -8,6 +8,9 @@ import { TestClockEntity, type TestClockRow } from './test-clock.entity.ts';
 const sqlIn = (em: EntityManager) => sqlOf<BillingDatabase>(em);
 
 export const testClockRepository = (em: EntityManager) => ({
+  /** Written at the next flush. */
+  add: (row: TestClockRow): TestClockRow => em.create(TestClockEntity, row),
+
   findInWorkspace: (workspaceId: string, id: string): Promise<TestClockRow | null> => em.findOne(TestClockEntity, { id, workspaceId }),
 
   findForUpdate: (tx: EntityManager, workspaceId: string, id: string): Promise<TestClockRow | null> =>

@@ -5,7 +5,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import type { TestClockNeighbours } from '../../shared/test-clock-neighbours.ts';
 import { advanceChanges, assertDeletable, assertTestSpace, newTestClock, testClockView } from './test-clock.domain.ts';
-import { TestClockEntity } from './test-clock.entity.ts';
 import { testClockRepository } from './test-clock.repository.ts';
 
 export interface TestClocksDeps {
@@ -37,7 +36,7 @@ export const testClocksService = ({ em, clock, neighbours, nudgeAdvancer }: Test
   return {
     create: async (actor: Actor, body: CreateTestClockBody) => {
       const row = newTestClock(actor.workspaceId, body, clock.now());
-      em.create(TestClockEntity, row);
+      clocks.add(row);
       await em.flush();
       return { data: testClockView(row) };
     },

@@ -97,8 +97,12 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
       const [customer, prices, timeZone] = await Promise.all([catalog.customer(actor.caller, body.customer), pricesOf(actor, body.items), billing.timeZone(actor.caller)]);
       if (!customer) throw notFound('customer', toPublicId('customer', body.customer));
       if (customer.deleted) throw invalidRequest('A deleted customer cannot be subscribed.', [{ path: 'customer', message: `${customer.id} is deleted` }]);
-      const now = clock.now();
-      const { row, items } = newSubscription(actor.workspaceId, body, { terms: termsOfPrices(prices), timeZone, now });
+      // A customer on a test clock: the subscription lives on it, and starts by the clock's time.
+      const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
+      const clockTime = testClockId ? await billing.testClockTime(actor.caller, testClockId) : undefined;
+      if (testClockId && !clockTime) throw notFound('test_clock', customer.test_clock!);
+      const now = clockTime ?? clock.now();
+      const { row, items } = newSubscription(actor.workspaceId, body, { terms: termsOfPrices(prices), timeZone, now, testClockId });
       const view = subscriptionView(row, items, now);
       await em.transactional(async (tx) => {
         subscriptions.add(tx, row, items);
@@ -111,6 +115,9 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
       });
       return { data: view };
     },
+
+    /** A deleted test clock's subscriptions go with it (billing asks, over the internal route). */
+    removeOfTestClock: async (actor: Actor, testClockId: string) => ({ data: { count: await subscriptions.removeOfTestClock(actor.workspaceId, testClockId) } }),
 
     retrieve: async (actor: Actor, publicId: string) => {
       const row = await load(actor, publicId);
