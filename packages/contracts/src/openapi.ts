@@ -149,8 +149,24 @@ const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {
   return Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {};
 };
 
-/** Tags whose operations need their story told once, at the head of the tag in /docs. */
-const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = { 'Test clocks': TEST_CLOCKS_TAG_DESCRIPTION };
+/** What each tag groups, shown at its head in /docs; the test clocks' tells their flow. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  Meta: 'This document.',
+  Customers: 'The people and businesses you invoice.',
+  Products: 'What you sell.',
+  Prices: 'What a product costs: once, or recurring for subscriptions.',
+  Invoices: 'Drafts, finalization with gapless numbers, voids, PDFs, e-invoices and public links.',
+  Payments: 'Payments received outside the service, recorded by hand.',
+  'Bank statements': 'CAMT.053 statements whose credits are matched to open invoices.',
+  Subscriptions: 'Recurring prices invoiced once per period.',
+  Messages: 'Invoices and reminders sent by e-mail.',
+  'Public pages': 'What the public link of an invoice shows, with no key.',
+  Numbering: 'The number series and their verification.',
+  Account: 'The workspace’s seller details and settings.',
+  'Webhook endpoints': 'Where events are delivered, signed.',
+  Events: 'What happened in the workspace, as webhooks deliver it.',
+  'Test clocks': TEST_CLOCKS_TAG_DESCRIPTION,
+};
 
 const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
   const headers = {
