@@ -94,6 +94,8 @@ describe('test clocks across the platform', () => {
       ['2027-03-10', '2027-03-17', 'overdue'],
     ]);
     expect(invoices.every((invoice) => invoice.subscription === subscription.id && invoice.number !== null)).toBe(true);
+    // The subscription reads by the clock too: its current period is the one the clock is in.
+    expect(await data(call('subscriptions', 'GET', `/api/v1/subscriptions/${subscription.id}`))).toMatchObject({ current_period_start: '2027-03-10', current_period_end: '2027-04-10' });
 
     // Events carry the clock's time: the first invoice went overdue on the day after its due date, once.
     const overdue = await waitFor(
@@ -128,7 +130,15 @@ describe('test clocks across the platform', () => {
     expect((await call('catalog', 'GET', `/api/v1/products/${product.id}`)).status).toBe(200);
   }, 240_000);
 
-  it('a live space has no test clocks: 403', async () => {
+  it('a live key gets 403 on test clocks through the gateway, and a live space gets 403 from billing itself', async () => {
+    const minted = await system.mintKey(`clocks-live-${randomUUID().slice(0, 8)}`, 'all');
+    const viaGateway = await fetch(`${system.gatewayUrl}/api/v1/test_clocks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${minted.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ frozen_time: '2027-01-10T09:00:00.000Z' }),
+    });
+    expect({ status: viaGateway.status, code: ((await viaGateway.json()) as { code?: string }).code }).toEqual({ status: 403, code: 'forbidden' });
+    expect((await fetch(`${system.gatewayUrl}/api/v1/test_clocks`, { headers: { authorization: `Bearer ${minted.key}` } })).status).toBe(403);
     const live = (await fetch(`${system.urls.billing}/api/v1/test_clocks`, {
       method: 'POST',
       headers: { 'x-internal-token': system.internalToken, 'x-workspace-id': randomUUID(), 'x-api-key-id': keyId, 'x-request-id': randomUUID(), 'content-type': 'application/json' },

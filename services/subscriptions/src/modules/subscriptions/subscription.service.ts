@@ -69,13 +69,17 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
     return row;
   };
 
+  /** "Now" for a subscription: its test clock's time when it lives on one (a clock deleted meanwhile: real time). */
+  const nowOf = async (actor: Actor, testClockId: string | null | undefined): Promise<Date> =>
+    (testClockId ? await billing.testClockTime(actor.caller, testClockId) : undefined) ?? clock.now();
+
   /** Runs a change on the locked subscription, with its event, and answers the subscription after it. */
   const change = async (
     actor: Actor,
     publicId: string,
     apply: (tx: EntityManager, row: NonNullable<Awaited<ReturnType<typeof subscriptions.findForUpdate>>>, now: Date) => Promise<'updated' | 'canceled'>,
   ) => {
-    const now = clock.now();
+    const now = await nowOf(actor, (await load(actor, publicId)).testClockId);
     const view = await em.transactional(async (tx) => {
       const row = await subscriptions.findForUpdate(tx, actor.workspaceId, idOf(publicId));
       if (!row) throw notFound('subscription', publicId);
@@ -121,18 +125,21 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
 
     retrieve: async (actor: Actor, publicId: string) => {
       const row = await load(actor, publicId);
-      return { data: subscriptionView(row, await subscriptions.itemsOf(row.id), clock.now()) };
+      return { data: subscriptionView(row, await subscriptions.itemsOf(row.id), await nowOf(actor, row.testClockId)) };
     },
 
     list: async (actor: Actor, query: ListSubscriptionsQuery) => {
       const pages = cursors.forList('subscriptions', actor.workspaceId);
       const rows = await subscriptions.pageNewestFirst(actor.workspaceId, { customerId: query.customer, status: query.status }, pages.positionOf(query.cursor), query.limit);
       const items = await subscriptions.itemsOfEach(rows.slice(0, query.limit).map((row) => row.id));
+      // Each test clock on the page read once: its subscriptions' current periods are by its time.
+      const clockIds = [...new Set(rows.slice(0, query.limit).flatMap((row) => (row.testClockId ? [row.testClockId] : [])))];
+      const clockTimes = new Map(await Promise.all(clockIds.map(async (id) => [id, await nowOf(actor, id)] as const)));
       const now = clock.now();
       return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
         query.limit,
-        ({ row }) => subscriptionView(row, items.get(row.id) ?? [], now),
+        ({ row }) => subscriptionView(row, items.get(row.id) ?? [], (row.testClockId ? clockTimes.get(row.testClockId) : undefined) ?? now),
       );
     },
 
