@@ -2,7 +2,7 @@ import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, syste
 import type { FastifyServerOptions } from 'fastify';
 import { SUBSCRIPTIONS_SCHEMA } from './database.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/subscription.routes.ts';
-import { subscriptionService } from './modules/subscriptions/subscription.service.ts';
+import { subscriptionService, testClockIdOf } from './modules/subscriptions/subscription.service.ts';
 import type { BillingClient, CatalogReader } from './shared/upstreams.ts';
 
 export interface SubscriptionsDeps {
@@ -44,6 +44,8 @@ export const buildApp = ({
     keyedWrites: { schema: SUBSCRIPTIONS_SCHEMA, ttlHours: idempotencyTtlHours },
   });
   const cursors = createCursorCodec(internalToken);
-  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }), runTestClock);
+  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }), async (actor, publicClockId, at) => ({
+    data: { count: await runTestClock(actor.workspaceId, testClockIdOf(publicClockId), at) },
+  }));
   return app;
 };

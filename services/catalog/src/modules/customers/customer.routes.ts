@@ -1,5 +1,5 @@
-import { archiveCustomer, createCustomer, deleteTestClockCustomers, listCustomers, parsePublicId, retrieveCustomer, updateCustomer } from '@invoicing/contracts';
-import { callerOf, notFound, registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
+import { archiveCustomer, createCustomer, deleteTestClockCustomers, listCustomers, retrieveCustomer, updateCustomer } from '@invoicing/contracts';
+import { callerOf, registerOperation, workspaceOf, type ServiceApp } from '@invoicing/service-kit';
 import type { CustomerService } from './customer.service.ts';
 
 export const registerCustomerRoutes = (app: ServiceApp, customers: CustomerService): void => {
@@ -8,10 +8,6 @@ export const registerCustomerRoutes = (app: ServiceApp, customers: CustomerServi
   registerOperation(app, retrieveCustomer, (request) => customers.retrieve(workspaceOf(request), request.params.id));
   registerOperation(app, updateCustomer, (request) => customers.update(workspaceOf(request), request.params.id, request.body));
   // Internal (billing's, when a test clock is deleted): the gateway never forwards /internal.
-  registerOperation(app, deleteTestClockCustomers, (request) => {
-    const clockId = parsePublicId('testClock', request.params.id);
-    if (clockId === undefined) throw notFound('test_clock', request.params.id);
-    return customers.removeOfTestClock(workspaceOf(request), clockId);
-  });
+  registerOperation(app, deleteTestClockCustomers, (request) => customers.removeOfTestClock(workspaceOf(request), request.params.id));
   registerOperation(app, archiveCustomer, (request) => customers.archive(workspaceOf(request), request.params.id));
 };

@@ -1,4 +1,4 @@
-import { toPublicId, type CreateCustomerBody, type ListCustomersQuery, type UpdateCustomerBody } from '@invoicing/contracts';
+import { parsePublicId, toPublicId, type CreateCustomerBody, type ListCustomersQuery, type UpdateCustomerBody } from '@invoicing/contracts';
 import { loadByPublicId, notFound, type Caller, type Clock, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId } from '../../shared/by-public-id.ts';
@@ -41,7 +41,11 @@ export const customerService = (em: EntityManager, clock: Clock, cursors: Cursor
     archive: (workspaceId: string, publicId: string) => changeCustomer(workspaceId, publicId, archivedCustomer),
 
     /** A deleted test clock's customers go with it (billing asks, over the internal route). */
-    removeOfTestClock: async (workspaceId: string, testClockId: string) => ({ data: { count: await customers.removeOfTestClock(workspaceId, testClockId) } }),
+    removeOfTestClock: async (workspaceId: string, publicClockId: string) => {
+      const testClockId = parsePublicId('testClock', publicClockId);
+      if (testClockId === undefined) throw notFound('test_clock', publicClockId);
+      return { data: { count: await customers.removeOfTestClock(workspaceId, testClockId) } };
+    },
   };
 };
 

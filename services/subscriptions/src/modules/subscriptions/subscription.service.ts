@@ -43,6 +43,13 @@ export interface SubscriptionDeps {
   nudgeScheduler: () => void;
 }
 
+/** The UUID behind a `clock_` path ID (billing's internal calls); a malformed one names nothing (404). */
+export const testClockIdOf = (publicId: string): string => {
+  const id = parsePublicId('testClock', publicId);
+  if (id === undefined) throw notFound('test_clock', publicId);
+  return id;
+};
+
 export const subscriptionService = ({ em, clock, catalog, billing, cursors, announce, nudgeScheduler }: SubscriptionDeps) => {
   const subscriptions = subscriptionRepository(em);
 
@@ -121,7 +128,7 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
     },
 
     /** A deleted test clock's subscriptions go with it (billing asks, over the internal route). */
-    removeOfTestClock: async (actor: Actor, testClockId: string) => ({ data: { count: await subscriptions.removeOfTestClock(actor.workspaceId, testClockId) } }),
+    removeOfTestClock: async (actor: Actor, publicClockId: string) => ({ data: { count: await subscriptions.removeOfTestClock(actor.workspaceId, testClockIdOf(publicClockId)) } }),
 
     retrieve: async (actor: Actor, publicId: string) => {
       const row = await load(actor, publicId);
