@@ -94,6 +94,9 @@ describe('test clocks across the platform', () => {
       ['2027-03-10', '2027-03-17', 'overdue'],
     ]);
     expect(invoices.every((invoice) => invoice.subscription === subscription.id && invoice.number !== null)).toBe(true);
+    // The status filter goes by the clock's day as well.
+    expect(await data<any[]>(call('billing', 'GET', `/api/v1/invoices?customer=${customer.id}&status=overdue&limit=100`))).toHaveLength(3);
+    expect(await data<any[]>(call('billing', 'GET', `/api/v1/invoices?customer=${customer.id}&status=open&limit=100`))).toEqual([]);
     // The subscription reads by the clock too: its current period is the one the clock is in.
     expect(await data(call('subscriptions', 'GET', `/api/v1/subscriptions/${subscription.id}`))).toMatchObject({ current_period_start: '2027-03-10', current_period_end: '2027-04-10' });
 

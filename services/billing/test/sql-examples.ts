@@ -177,7 +177,11 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
       linesOf: (invoices, em) => invoices.linesOf(em, INVOICE),
       linesOfEach: (invoices) => invoices.linesOfEach([INVOICE]),
-      pageNewestFirst: (invoices) => invoices.pageNewestFirst(WORKSPACE, { status: 'open', today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10),
+      // In a live space, then in a test space with a clock (its invoices are open by the clock's day).
+      pageNewestFirst: async (invoices) => {
+        await invoices.pageNewestFirst(WORKSPACE, { status: 'open', today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10);
+        return invoices.pageNewestFirst(WORKSPACE, { status: 'overdue', today: '2026-11-26', clockTodays: new Map([['00000000-0000-4000-8000-00000000000c', '2027-02-01']]) }, { created: NOW, id: INVOICE }, 10);
+      },
       pageNewestFirstSql: () => undefined,
       replaceLines: (invoices, em) => em.transactional((tx) => invoices.replaceLines(tx, INVOICE, [line])),
       dropCatalogLines: (invoices, em) => em.transactional((tx) => invoices.dropCatalogLines(tx, INVOICE)),
@@ -251,6 +255,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       findForUpdate: (clocks, em) => em.transactional((tx) => clocks.findForUpdate(tx, WORKSPACE, TEST_CLOCK)),
       pageNewestFirst: (clocks) => clocks.pageNewestFirst(WORKSPACE, { created: NOW, id: TEST_CLOCK }, 10),
       frozenTimesOf: (clocks) => clocks.frozenTimesOf([TEST_CLOCK]),
+      frozenTimesInWorkspace: (clocks) => clocks.frozenTimesInWorkspace(WORKSPACE),
       claimAdvancing: (clocks) => clocks.claimAdvancing(60_000),
       moveTo: (clocks) => clocks.moveTo(TEST_CLOCK, new Date('2026-11-27T10:00:00.000Z'), 60_000),
       finish: (clocks) => clocks.finish(TEST_CLOCK),

@@ -968,6 +968,31 @@ order by
 limit
   11;
 
+select
+  "i0".*
+from
+  "billing"."invoices" as "i0"
+where
+  "i0"."workspace_id" = '00000000-0000-4000-8000-000000000001'
+  and (
+    (
+      "i0"."test_clock_id" is null
+      and "i0"."status" = 'open'
+      and "i0"."due_date" < '2026-11-26'
+    )
+    or (
+      "i0"."test_clock_id" = '00000000-0000-4000-8000-00000000000c'
+      and "i0"."status" = 'open'
+      and "i0"."due_date" < '2027-02-01'
+    )
+  )
+  and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
+order by
+  "i0"."created_at" desc,
+  "i0"."id" desc
+limit
+  11;
+
 -- pageNewestFirstSql
 -- (no statement)
 

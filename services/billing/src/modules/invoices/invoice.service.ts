@@ -18,6 +18,7 @@ import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspa
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 import { localDateOf } from '../../shared/clock.ts';
 import { testClockRepository } from '../test-clocks/test-clock.repository.ts';
 import type { InvoiceTotals } from './invoice-totals.domain.ts';
@@ -56,6 +57,9 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
 
     list: async (actor: Actor, query: ListInvoicesQuery) => {
       const moment = await workspaceMoment(deps, actor);
+      // In a test space, an invoice on a test clock is open or overdue by its clock's day.
+      const clockTimes = livemodeOf(actor.workspaceId) ? new Map<string, Date>() : await testClockRepository(em).frozenTimesInWorkspace(actor.workspaceId);
+      const clockTodays = new Map([...clockTimes].map(([id, at]) => [id, localDateOf(at, moment.account.timezone).date]));
       const filter = {
         customerId: query.customer,
         status: query.status,
@@ -63,15 +67,14 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         createdFrom: timeBound(query['created[gte]'], 'start'),
         createdUntil: timeBound(query['created[lte]'], 'end'),
         today: moment.local.date,
+        clockTodays,
       };
       const pages = cursors.forList('invoices', actor.workspaceId);
       const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, pages.positionOf(query.cursor), query.limit);
       const lines = await invoices.linesOfEach(rows.slice(0, query.limit).map((row) => row.id));
-      // An invoice on a test clock is overdue or not by its clock's day.
-      const frozen = await testClockRepository(em).frozenTimesOf(rows.flatMap((row) => (row.testClockId ? [row.testClockId] : [])));
       const viewOf = (row: InvoiceRow): ViewContext => {
-        const at = row.testClockId ? frozen.get(row.testClockId) : undefined;
-        return at ? { ...moment.view, today: localDateOf(at, moment.account.timezone).date } : moment.view;
+        const today = row.testClockId ? clockTodays.get(row.testClockId) : undefined;
+        return today ? { ...moment.view, today } : moment.view;
       };
       return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),

@@ -70,6 +70,15 @@ from
 where
   "t0"."id" in ('00000000-0000-4000-8000-00000000000c');
 
+-- frozenTimesInWorkspace
+select
+  "t0"."id",
+  "t0"."frozen_time"
+from
+  "billing"."test_clocks" as "t0"
+where
+  "t0"."workspace_id" = '00000000-0000-4000-8000-000000000001';
+
 -- claimAdvancing
 with
   "due" as (

@@ -26,6 +26,12 @@ export const testClockRepository = (em: EntityManager) => ({
     return new Map(rows.map((row) => [row.id, row.frozenTime]));
   },
 
+  /** The frozen time of every clock of a space, by id (a test space has a few). */
+  frozenTimesInWorkspace: async (workspaceId: string): Promise<Map<string, Date>> => {
+    const rows = await em.find(TestClockEntity, { workspaceId }, { fields: ['id', 'frozenTime'] });
+    return new Map(rows.map((row) => [row.id, row.frozenTime]));
+  },
+
   /**
    * One advancing clock nobody steps (never claimed, or its holder's lease ran out), taken for
    * `leaseMs`: replicas take different clocks (SKIP LOCKED), and a clock whose stepper died is
