@@ -892,7 +892,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a test clock
-         * @description Answers at once with the clock `advancing`; the clock then steps one day at a time up to `frozen_time`, running at each step every rule due by then (subscription periods, overdue sweep, reminders, due e-mails) once, and turns `ready`. A `frozen_time` not later than the clock’s is a 400; a clock still advancing is a 409 `invalid_state`.
+         * @description Answers at once with the clock `advancing`; the clock then steps one day at a time up to `frozen_time`, running at each step every rule due by then (subscription periods, overdue sweep, reminders, due e-mails) once, and turns `ready`. A `frozen_time` not later than the clock’s, or more than 730 days later, is a 400; a clock still advancing is a 409 `invalid_state`.
          */
         post: operations["advanceTestClock"];
         delete?: never;
@@ -1879,7 +1879,7 @@ export interface components {
         AdvanceTestClockBody: {
             /**
              * Format: date-time
-             * @description The time to move to: later than the clock’s `frozen_time` (400 otherwise).
+             * @description The time to move to: later than the clock’s `frozen_time`, by at most 730 days (400 otherwise).
              * @example 2026-11-22T10:00:00.000Z
              */
             frozen_time: string;

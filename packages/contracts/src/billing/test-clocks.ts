@@ -8,6 +8,8 @@ export const TestClockStatus = z.enum(TEST_CLOCK_STATUSES).describe('`advancing`
 export type TestClockStatus = z.infer<typeof TestClockStatus>;
 
 export const TEST_CLOCK_NAME_MAX = 300;
+/** The farthest one advance goes, in days (it steps a day at a time). */
+export const TEST_CLOCK_ADVANCE_MAX_DAYS = 730;
 
 export const TestClock = z
   .object({
@@ -31,7 +33,7 @@ export type CreateTestClockBody = z.infer<typeof CreateTestClockBody>;
 
 export const AdvanceTestClockBody = z
   .strictObject({
-    frozen_time: Timestamp.describe('The time to move to: later than the clock’s `frozen_time` (400 otherwise).'),
+    frozen_time: Timestamp.describe(`The time to move to: later than the clock’s \`frozen_time\`, by at most ${TEST_CLOCK_ADVANCE_MAX_DAYS} days (400 otherwise).`),
   })
   .meta({ id: 'AdvanceTestClockBody', examples: [{ frozen_time: '2027-04-01T09:00:00.000Z' }] });
 export type AdvanceTestClockBody = z.infer<typeof AdvanceTestClockBody>;
@@ -76,7 +78,7 @@ export const advanceTestClock = defineOperation({
   operationId: 'advanceTestClock',
   summary: 'Advance a test clock',
   description:
-    'Answers at once with the clock `advancing`; the clock then steps one day at a time up to `frozen_time`, running at each step every rule due by then (subscription periods, overdue sweep, reminders, due e-mails) once, and turns `ready`. A `frozen_time` not later than the clock’s is a 400; a clock still advancing is a 409 `invalid_state`.',
+    'Answers at once with the clock `advancing`; the clock then steps one day at a time up to `frozen_time`, running at each step every rule due by then (subscription periods, overdue sweep, reminders, due e-mails) once, and turns `ready`. A `frozen_time` not later than the clock’s, or more than ' + String(TEST_CLOCK_ADVANCE_MAX_DAYS) + ' days later, is a 400; a clock still advancing is a 409 `invalid_state`.',
   tag, service, method: 'POST', path: '/api/v1/test_clocks/:id/advance', scope: 'test_clocks:write', idempotency: 'optional', testModeOnly: true,
   params: IdPathParams,
   body: AdvanceTestClockBody,

@@ -1,6 +1,6 @@
 import { dataSpaceOf } from '@invoicing/service-kit/data-space';
 import { describe, expect, it } from 'vitest';
-import { ADVANCE_STEP_MS, advanceChanges, advanceSteps, assertTestSpace, nextStep, testClockView } from './test-clock.domain.ts';
+import { ADVANCE_MAX_DAYS, ADVANCE_STEP_MS, advanceChanges, advanceSteps, assertTestSpace, nextStep, testClockView } from './test-clock.domain.ts';
 
 const at = (iso: string) => new Date(iso);
 const iso = (dates: readonly Date[]) => dates.map((date) => date.toISOString());
@@ -40,6 +40,11 @@ describe('advancing', () => {
 
   it('sets the target and the status in one change', () => {
     expect(advanceChanges(ready, at('2027-02-10T09:00:00.000Z'))).toEqual({ status: 'advancing', advanceTo: at('2027-02-10T09:00:00.000Z') });
+  });
+
+  it('goes at most two years at once (bounded work: a step a day)', () => {
+    expect(advanceChanges(ready, new Date(ready.frozenTime.getTime() + ADVANCE_MAX_DAYS * ADVANCE_STEP_MS)).status).toBe('advancing');
+    expect(() => advanceChanges(ready, new Date(ready.frozenTime.getTime() + ADVANCE_MAX_DAYS * ADVANCE_STEP_MS + 1))).toThrow(expect.objectContaining({ code: 'invalid_request' }));
   });
 
   it('refuses a time not later than the clock’s (400), and a clock still advancing (409)', () => {

@@ -1,4 +1,4 @@
-import { toPublicId, type CreateTestClockBody, type TestClock } from '@invoicing/contracts';
+import { TEST_CLOCK_ADVANCE_MAX_DAYS, toPublicId, type CreateTestClockBody, type TestClock } from '@invoicing/contracts';
 import { AppError, invalidRequest, invalidState } from '@invoicing/service-kit/app-error';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
 import { newId } from '@invoicing/service-kit/ids';
@@ -6,6 +6,9 @@ import type { TestClockRow } from './test-clock.entity.ts';
 
 /** One step of an advance: a day, so every daily rule (overdue, reminders) sees each day it passes. */
 export const ADVANCE_STEP_MS = 86_400_000;
+
+/** The farthest one advance goes: each day is a step, so an advance is bounded work (two years, as a yearly plan's two renewals). */
+export const ADVANCE_MAX_DAYS = TEST_CLOCK_ADVANCE_MAX_DAYS;
 
 /** Test clocks belong to test data: a live space never has one (the gateway refuses live keys first). */
 export const assertTestSpace = (workspaceId: string): void => {
@@ -22,6 +25,9 @@ export const advanceChanges = (clock: Pick<TestClockRow, 'status' | 'frozenTime'
   if (clock.status === 'advancing') throw invalidState('The test clock is still advancing: wait until it is ready.');
   if (target.getTime() <= clock.frozenTime.getTime()) {
     throw invalidRequest('frozen_time must be later than the clock’s frozen_time.', [{ path: 'frozen_time', message: `is not later than ${clock.frozenTime.toISOString()}` }]);
+  }
+  if (target.getTime() - clock.frozenTime.getTime() > ADVANCE_MAX_DAYS * ADVANCE_STEP_MS) {
+    throw invalidRequest(`frozen_time may be at most ${ADVANCE_MAX_DAYS} days after the clock’s frozen_time.`, [{ path: 'frozen_time', message: `is more than ${ADVANCE_MAX_DAYS} days after ${clock.frozenTime.toISOString()}` }]);
   }
   return { status: 'advancing', advanceTo: target };
 };
