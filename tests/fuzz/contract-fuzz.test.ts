@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OPERATIONS } from '@invoicing/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type TestSystem } from '../support/system.ts';
@@ -25,6 +26,11 @@ let system: TestSystem;
 let receiver: Server;
 let document: OpenApiDocument;
 let operations: DocumentedOperation[];
+/**
+ * Operations for test keys only (test clocks): the fuzzer's keys are live, so these answer 403
+ * before anything else and never succeed. TODO(integrator): fuzz them with a test key once test keys exist.
+ */
+const TEST_MODE_ONLY = new Set(OPERATIONS.filter((operation) => operation.testModeOnly).map((operation) => operation.operationId));
 let validator: ResponseValidator;
 let own: SeededWorkspace;
 let foreign: SeededWorkspace;
@@ -189,8 +195,9 @@ describe('fuzzing every operation from the served OpenAPI document', () => {
     expect(figures.total).toBeGreaterThanOrEqual(REQUESTS * 0.99);
     // Every operation was reached, and answered a 2xx at least once: the fuzzer is not only bouncing off validation.
     for (const operation of operations) expect([...figures.statusesOf(operation.operationId).keys()], operation.operationId).not.toHaveLength(0);
-    const succeeded = operations.filter((operation) => [...figures.statusesOf(operation.operationId).keys()].some((status) => status < 300));
-    expect(succeeded.length / operations.length).toBeGreaterThan(0.8);
+    const reachable = operations.filter((operation) => !TEST_MODE_ONLY.has(operation.operationId));
+    const succeeded = reachable.filter((operation) => [...figures.statusesOf(operation.operationId).keys()].some((status) => status < 300));
+    expect(succeeded.length / reachable.length).toBeGreaterThan(0.8);
 
     expect(errorLines).toEqual([]);
   }, 600_000);
@@ -224,7 +231,7 @@ describe('fuzzing every operation from the served OpenAPI document', () => {
     const api = jsonApi(system.gatewayUrl, isolated.key);
     const collectionPrefix = await collectionPrefixes(api, listPaths());
     const world = worldOf(isolated, foreign, collectionPrefix);
-    const writes = operations.filter((operation) => operation.method !== 'GET');
+    const writes = operations.filter((operation) => operation.method !== 'GET' && !TEST_MODE_ONLY.has(operation.operationId));
     const documented = new Set(operations.filter((operation) => operation.method === 'GET').map((operation) => operation.path));
     const readBack = async (target: string, since: string) => {
       const segments = target.split('?')[0]!.split('/');

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OPERATIONS, SCOPES } from '@invoicing/contracts';
+import { ID_PREFIX, OPERATIONS, SCOPES } from '@invoicing/contracts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperatorCommand, type MintedKey } from '../../deploy/local/operator.ts';
@@ -23,6 +23,9 @@ let system: TestSystem;
 let receiver: Server;
 let own: SeededWorkspace;
 let foreign: SeededWorkspace;
+/** The same two workspaces' test data, for what only test keys reach (test clocks). */
+let ownTest: SeededWorkspace;
+let foreignTest: SeededWorkspace;
 const logLines: string[] = [];
 /** Every answer body of this file but those that create a secret, scanned for secrets at the end. */
 const answers: string[] = [];
@@ -30,6 +33,8 @@ const secrets: string[] = [];
 const matrix = { forbidden: 0, crossWorkspace: 0, unauthenticated: 0, publicLinks: 0 };
 
 const scoped = OPERATIONS.filter((operation) => operation.scope !== null);
+/** The two workspaces in the mode an operation or an ID kind needs: test clocks exist only in test mode. */
+const pairFor = (testOnly: boolean | undefined) => (testOnly ? { mine: ownTest, theirs: foreignTest } : { mine: own, theirs: foreign });
 const context = { answers } as MatrixContext;
 const { send, requestFor, stateOf, settledStateOf } = matrixHarness(context);
 
@@ -48,7 +53,9 @@ beforeAll(async () => {
   const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   own = await seedWorkspace(system, 'matrix-own', webhookUrl);
   foreign = await seedWorkspace(system, 'matrix-foreign', webhookUrl);
-  secrets.push(own.key, foreign.key, ...own.webhookSecrets, ...foreign.webhookSecrets);
+  ownTest = await seedWorkspace(system, 'matrix-own', webhookUrl, { mode: 'test', slug: own.slug });
+  foreignTest = await seedWorkspace(system, 'matrix-foreign', webhookUrl, { mode: 'test', slug: foreign.slug });
+  secrets.push(...[own, foreign, ownTest, foreignTest].flatMap((seeded) => [seeded.key, ...seeded.webhookSecrets]));
   context.prefixes = await collectionPrefixes(own.api, OPERATIONS.filter((operation) => operation.method === 'GET').map((operation) => operation.path));
 }, 180_000);
 
@@ -87,16 +94,17 @@ describe('the security matrix, from the route table', () => {
   }, 120_000);
 
   it('every operation × an ID of another workspace in the path → 404, and the other workspace is unchanged', async () => {
-    const before = await stateOf(foreign);
+    const before = [await stateOf(foreign), await stateOf(foreignTest)];
     for (const operation of scoped.filter((candidate) => candidate.path.includes(':id'))) {
+      const { mine, theirs: other } = pairFor(operation.testModeOnly);
       const prefix = context.prefixes.get(collectionOf(operation.path))!;
-      const theirs = foreign.ids.get(prefix)![0]!;
-      const { path, headers, body } = requestFor(operation, own, theirs);
-      const sent = await send(operation.method, path, { ...bearer(own.key), ...headers }, body);
+      const theirs = other.ids.get(prefix)![0]!;
+      const { path, headers, body } = requestFor(operation, mine, theirs);
+      const sent = await send(operation.method, path, { ...bearer(mine.key), ...headers }, body);
       expectProblem(sent, 404, 'not_found', `${operation.operationId} on ${theirs} of another workspace`);
       matrix.crossWorkspace += 1;
     }
-    expect(await stateOf(foreign)).toEqual(before);
+    expect([await stateOf(foreign), await stateOf(foreignTest)]).toEqual(before);
   }, 120_000);
 
   it('every operation × an ID of another workspace in the body or a list filter → 404 (an empty list for filters), and nothing changed', async () => {
@@ -105,15 +113,17 @@ describe('the security matrix, from the route table', () => {
       const schema = context.documented.get(operation.operationId)!;
       const fields = schema.body ? idFieldsOf(context.document, schema.body.schema) : [];
       for (const field of fields) {
-        const { path, headers, body } = requestFor(operation, own);
-        const base = withIdAt(body, field, foreign.ids.get(field.prefix)![0]!);
-        const before = await settledStateOf(own);
-        const sent = await send(operation.method, path, { ...bearer(own.key), ...headers }, base);
+        const { mine, theirs } = pairFor(operation.testModeOnly || field.prefix === ID_PREFIX.testClock);
+        const { path, headers, body } = requestFor(operation, mine);
+        const base = withIdAt(body, field, theirs.ids.get(field.prefix)![0]!);
+        const before = await settledStateOf(mine);
+        const sent = await send(operation.method, path, { ...bearer(mine.key), ...headers }, base);
         expectProblem(sent, 404, 'not_found', `${operation.operationId} with ${field.path.join('.')} of another workspace`);
-        expect(await stateOf(own)).toEqual(before);
+        expect(await stateOf(mine)).toEqual(before);
         // The control: the same request naming this workspace's own gets past the lookup.
-        const control = requestFor(operation, own);
-        expect((await send(operation.method, control.path, { ...bearer(own.key), ...control.headers }, control.body)).status, `${operation.operationId} with its own IDs`).toBeLessThan(300);
+        const control = requestFor(operation, mine);
+        const controlBody = withIdAt(control.body, field, mine.ids.get(field.prefix)![0]!);
+        expect((await send(operation.method, control.path, { ...bearer(mine.key), ...control.headers }, controlBody)).status, `${operation.operationId} with its own IDs`).toBeLessThan(300);
         matrix.crossWorkspace += 1;
         checked += 1;
       }

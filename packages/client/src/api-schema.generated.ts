@@ -842,6 +842,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/test_clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test clocks, newest first */
+        get: operations["listTestClocks"];
+        put?: never;
+        /** Create a test clock */
+        post: operations["createTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_clocks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a test clock */
+        get: operations["retrieveTestClock"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a test clock and its customers’ data
+         * @description Deletes the clock, its customers, their subscriptions, and their invoices with their lines, payments and messages. Events already sent and stored documents (PDFs, e-invoices) stay. A clock still advancing is a 409 `invalid_state`.
+         */
+        delete: operations["deleteTestClock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/test_clocks/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock
+         * @description Answers at once with the clock `advancing`; the clock then steps one day at a time up to `frozen_time`, running at each step every rule due by then (subscription periods, overdue sweep, reminders, due e-mails) once, and turns `ready`. A `frozen_time` not later than the clock’s, or more than 730 days later, is a 400; a clock still advancing is a 409 `invalid_state`.
+         */
+        post: operations["advanceTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -876,7 +935,11 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
+            /**
+             * @description A `clock_` ID of a test clock of this test mode (404 when there is none): the customer lives on that clock. Cannot change later.
+             * @example clock_0190f3e2c1b27a8e9d1f3c4b5a697887
+             */
+            test_clock?: string;
         };
         AddressInput: {
             /** @description Trimmed; an empty string or null means no value (on update it clears the field). */
@@ -891,15 +954,6 @@ export interface components {
             postal_code?: string | null;
             /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
             country?: components["schemas"]["CountryCode"] | "" | null;
-        };
-        /**
-         * @description Up to 50 keys (at most 40 characters) with string values (at most 500). Merged by key into the object's metadata: a key sent as "" is removed, keys not sent stay. More than 50 keys after the merge is a 400.
-         * @example {
-         *       "order_id": "6735"
-         *     }
-         */
-        MetadataInput: {
-            [key: string]: string;
         };
         UpdateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character besides spaces. */
@@ -932,7 +986,6 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
         };
         CreateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -949,7 +1002,6 @@ export interface components {
              * @default true
              */
             active?: boolean;
-            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -960,7 +1012,6 @@ export interface components {
             images?: string[];
             /** @description False archives the product, true reactivates it. */
             active?: boolean;
-            metadata?: components["schemas"]["MetadataInput"];
         };
         /**
          * @description An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.
@@ -995,7 +1046,6 @@ export interface components {
             tax_rate?: number;
             /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
             nickname?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         RecurringInput: {
             /** @description `day`, `week`, `month` or `year`. */
@@ -1024,7 +1074,6 @@ export interface components {
             tax_rate?: number;
             /** @description False archives the price, true reactivates it. */
             active?: boolean;
-            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         /** @enum {string} */
         InvoiceStatus: "draft" | "open" | "overdue" | "paid" | "void";
@@ -1122,7 +1171,6 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
-            metadata?: components["schemas"]["MetadataInput"];
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1468,7 +1516,6 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
-            metadata?: components["schemas"]["MetadataInput"];
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1577,7 +1624,7 @@ export interface components {
             invoice_behavior?: "finalize" | "draft";
             /** @description After `start_date`. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
+            metadata?: components["schemas"]["Metadata"];
         };
         SubscriptionItemInput: {
             /**
@@ -1591,13 +1638,17 @@ export interface components {
              */
             quantity?: number;
         };
+        /** @description Up to 50 keys (at most 40 characters) with string values (at most 500). On update it merges by key; a key set to "" is removed. */
+        Metadata: {
+            [key: string]: string;
+        };
         UpdateSubscriptionBody: {
             /** @description Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval. */
             items?: components["schemas"]["SubscriptionItemInput"][];
             days_until_due?: number | null;
             /** @description Null removes a scheduled cancellation. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
+            metadata?: components["schemas"]["Metadata"];
         };
         /**
          * @example {
@@ -1758,7 +1809,6 @@ export interface components {
             enabled_events: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
-            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateWebhookEndpointBody: {
             /**
@@ -1778,7 +1828,6 @@ export interface components {
             description?: string | null;
             /** @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events. */
             status?: components["schemas"]["WebhookEndpointStatus"];
-            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @enum {string} */
         WebhookEndpointStatus: "enabled" | "disabled";
@@ -1806,6 +1855,34 @@ export interface components {
              * @example we_0190f3e2c1b27a8e9d1f3c4b5a697887
              */
             endpoint?: string;
+        };
+        /**
+         * @example {
+         *       "frozen_time": "2027-01-01T09:00:00.000Z",
+         *       "name": "Monthly plan, three months"
+         *     }
+         */
+        CreateTestClockBody: {
+            /**
+             * Format: date-time
+             * @description Where the clock starts.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            frozen_time: string;
+            name?: string;
+        };
+        /**
+         * @example {
+         *       "frozen_time": "2027-04-01T09:00:00.000Z"
+         *     }
+         */
+        AdvanceTestClockBody: {
+            /**
+             * Format: date-time
+             * @description The time to move to: later than the clock’s `frozen_time`, by at most 730 days (400 otherwise).
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            frozen_time: string;
         };
         /** @description An assigned ISO 3166-1 alpha-2 country code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase. */
         CountryCode: ("AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW") | string;
@@ -1842,8 +1919,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "customer";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description Full legal or trade name. */
             name: string;
             email: string | null;
@@ -1873,9 +1948,10 @@ export interface components {
              * @enum {string}
              */
             email_status: "ok" | "bounced";
+            /** @description `clock_` ID of the test clock this test customer lives on: its invoices’ dates, overdue status, reminders and subscription periods follow that clock’s time. Null: real time. */
+            test_clock: string | null;
             /** @description True once archived. */
             deleted: boolean;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1891,10 +1967,6 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, uppercase. */
             country: string | null;
         };
-        /** @description Your own key-value pairs: up to 50 keys (at most 40 characters) with string values (at most 500); `{}` when none. */
-        Metadata: {
-            [key: string]: string;
-        };
         CustomerData: {
             data: components["schemas"]["Customer"];
         };
@@ -1908,8 +1980,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "product";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description Default line description when one of its prices is used on an invoice. */
             name: string;
             description: string | null;
@@ -1917,7 +1987,6 @@ export interface components {
             images: string[];
             /** @description True while available in the catalog; false once archived. */
             active: boolean;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1943,8 +2012,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "price";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * @description The `prod_` ID of the parent product; never changes.
              * @example prod_0190f3e2c1b27a8e9d1f3c4b5a697887
@@ -1971,7 +2038,6 @@ export interface components {
             tax_rate: number;
             /** @description True while the price can be put on new invoice lines. */
             active: boolean;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1996,8 +2062,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2098,7 +2162,6 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2187,8 +2250,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice_attachment";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description As sent (BT-125 filename). */
             filename: string;
             content_type: components["schemas"]["AttachmentContentType"];
@@ -2282,8 +2343,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoiceitem";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `price_` ID of a catalog line; null for ad-hoc lines. */
             price: string | null;
             /** @description `prod_` ID of a catalog line; null for ad-hoc lines. */
@@ -2395,8 +2454,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2497,7 +2554,6 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2519,8 +2575,6 @@ export interface components {
             type: "created";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2534,8 +2588,6 @@ export interface components {
             type: "updated";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2549,8 +2601,6 @@ export interface components {
             type: "finalized";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2565,8 +2615,6 @@ export interface components {
             type: "paid";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2582,8 +2630,6 @@ export interface components {
             type: "voided";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2598,8 +2644,6 @@ export interface components {
             type: "overdue";
             /** @constant */
             object: "timeline_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2625,8 +2669,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "payment";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `in_` ID of the invoice paid. */
             invoice: string;
             /** @description Minor units of `currency`. */
@@ -2663,8 +2705,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2687,8 +2727,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement_entry";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             booking_date: string | null;
             /** @description Minor units of `currency`, always positive; `credit_debit` tells the direction. */
             amount: number;
@@ -2720,8 +2758,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2747,8 +2783,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `cus_` ID. */
             customer: string;
             /** @enum {string} */
@@ -2791,7 +2825,9 @@ export interface components {
             /** @description No period starting on or after this date is invoiced; the subscription is canceled on it. */
             cancel_at: string | null;
             canceled_at: string | null;
-            metadata: components["schemas"]["Metadata"];
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2803,8 +2839,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription_item";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `price_` ID of a recurring price. */
             price: string;
             quantity: number;
@@ -2820,8 +2854,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "message";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `in_` ID. */
             invoice: string;
             /** @enum {string} */
@@ -2859,7 +2891,6 @@ export interface components {
         /**
          * @example {
          *       "object": "numbering",
-         *       "livemode": true,
          *       "number_format": "INV-{YYYY}-{SEQ:4}",
          *       "timezone": "Europe/Berlin",
          *       "current_period": "2026",
@@ -2868,7 +2899,6 @@ export interface components {
          *       "series": [
          *         {
          *           "object": "number_series",
-         *           "livemode": true,
          *           "format": "INV-{YYYY}-{SEQ:4}",
          *           "period": "2026",
          *           "issued": 42,
@@ -2884,8 +2914,6 @@ export interface components {
         Numbering: {
             /** @constant */
             object: "numbering";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description The format finalization uses now. */
             number_format: string;
             timezone: string;
@@ -2899,8 +2927,6 @@ export interface components {
         NumberSeries: {
             /** @constant */
             object: "number_series";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             format: string;
             /** @description `2026`, `2026-11`, or null for a format without a period. */
             period: string | null;
@@ -2928,8 +2954,6 @@ export interface components {
         NumberingVerification: {
             /** @constant */
             object: "numbering_verification";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description True when every series recounts without a gap and every hash recomputes. */
             verified: boolean;
             series_checked: number;
@@ -2959,8 +2983,6 @@ export interface components {
         Account: {
             /** @constant */
             object: "account";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             business_name: string | null;
             email: string | null;
             address: components["schemas"]["Address"];
@@ -3031,8 +3053,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -3046,7 +3066,6 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3068,8 +3087,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -3083,7 +3100,6 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
-            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3109,8 +3125,6 @@ export interface components {
         WebhookReplay: {
             /** @constant */
             object: "webhook_replay";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `we_` ID. */
             endpoint: string;
             /**
@@ -3137,8 +3151,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "event";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             type: components["schemas"]["EventType"];
             /**
              * Format: date-time
@@ -3177,8 +3189,6 @@ export interface components {
             id: string;
             /** @constant */
             object: "delivery_attempt";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` ID (the endpoint may since have been deleted). */
@@ -3214,7 +3224,6 @@ export interface components {
         /**
          * @example {
          *       "object": "event_redelivery",
-         *       "livemode": true,
          *       "event": "evt_0190f3e2c1b27a8e9d1f3c4b5a697887",
          *       "endpoints": [
          *         "we_0190f3e2c1b27a8e9d1f3c4b5a697888"
@@ -3224,12 +3233,42 @@ export interface components {
         EventRedelivery: {
             /** @constant */
             object: "event_redelivery";
-            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
-            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */
             endpoints: string[];
+        };
+        TestClockPage: {
+            data: components["schemas"]["TestClock"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        TestClock: {
+            /** @example clock_0190f3e2c1b27a8e9d1f3c4b5a697887 */
+            id: string;
+            /** @constant */
+            object: "test_clock";
+            name: string | null;
+            /**
+             * Format: date-time
+             * @description "Now" for the customers on this clock. While `advancing`, the time reached so far.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            frozen_time: string;
+            /**
+             * @description `advancing` from an advance until every rule due up to its `frozen_time` has run; `ready` otherwise.
+             * @enum {string}
+             */
+            status: "ready" | "advancing";
+            /**
+             * Format: date-time
+             * @description Real time of creation.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created: string;
+        };
+        TestClockData: {
+            data: components["schemas"]["TestClock"];
         };
     };
     responses: {
@@ -3405,10 +3444,6 @@ export interface operations {
                 q?: string;
                 /** @description Include archived customers. */
                 include_deleted?: boolean;
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -3476,6 +3511,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -3609,10 +3645,6 @@ export interface operations {
                 q?: string;
                 /** @description `true`: active products only; `false`: archived only; omitted: both. */
                 active?: boolean;
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -3806,10 +3838,6 @@ export interface operations {
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Only prices of this type. */
                 type?: components["schemas"]["PriceType"];
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -3995,10 +4023,6 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Created at or before. */
                 "created[lte]"?: string;
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -4671,10 +4695,6 @@ export interface operations {
                 /** @description Only this customer’s subscriptions. */
                 customer?: string;
                 status?: "active" | "canceled";
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -5391,10 +5411,6 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 100; default 20. */
                 limit?: number;
-                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
-                metadata?: {
-                    [key: string]: string;
-                };
             };
             header?: never;
             path?: never;
@@ -5775,6 +5791,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventRedeliveryData"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listTestClocks: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100; default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of test clocks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createTestClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frozen_time": "2027-01-01T09:00:00.000Z",
+                 *       "name": "Monthly plan, three months"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTestClockBody"];
+            };
+        };
+        responses: {
+            /** @description The clock, `ready`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockData"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clock. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockData"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteTestClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Prefixed public ID or the dashed UUID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frozen_time": "2027-04-01T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdvanceTestClockBody"];
+            };
+        };
+        responses: {
+            /** @description The clock, `advancing`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestClockData"];
                 };
             };
             400: components["responses"]["BadRequest"];

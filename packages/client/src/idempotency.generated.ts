@@ -32,5 +32,8 @@ export const IDEMPOTENCY_KEYED: Readonly<Record<string, 'required' | 'optional'>
   "DELETE /api/v1/webhook_endpoints/{id}": "optional",
   "POST /api/v1/webhook_endpoints/{id}/rotate_secret": "optional",
   "POST /api/v1/webhook_endpoints/{id}/replay": "optional",
-  "POST /api/v1/events/{id}/redeliver": "optional"
+  "POST /api/v1/events/{id}/redeliver": "optional",
+  "POST /api/v1/test_clocks": "optional",
+  "DELETE /api/v1/test_clocks/{id}": "optional",
+  "POST /api/v1/test_clocks/{id}/advance": "optional"
 };

@@ -19,6 +19,7 @@ export const ID_PREFIX = {
   bankStatementEntry: 'bse',
   message: 'msg',
   invoiceAttachment: 'att',
+  testClock: 'clock',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

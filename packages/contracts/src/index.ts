@@ -22,6 +22,7 @@ export * from './billing/payments.ts';
 export * from './billing/bank-statements.ts';
 export * from './billing/events.ts';
 export * from './billing/subscription-invoices.ts';
+export * from './billing/test-clocks.ts';
 export * from './subscriptions/subscriptions.ts';
 export * from './subscriptions/events.ts';
 export * from './notifications/event-types.ts';

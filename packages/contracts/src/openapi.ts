@@ -4,6 +4,7 @@ import type { ZodOpenApiComponentsObject, ZodOpenApiOperationObject, ZodOpenApiP
 import { Problem, PROBLEM_CONTENT_TYPE } from './errors.ts';
 import { OPERATIONS } from './routes.ts';
 import { INVOICE_ITEMS_MAX } from './billing/invoices.ts';
+import { TEST_CLOCKS_TAG_DESCRIPTION } from './billing/test-clocks.ts';
 import type { Operation, OperationResponse } from './operation.ts';
 import { componentsReferencedByOverrides, OPEN_ENUM_RULE } from './schema-documentation.ts';
 
@@ -148,6 +149,25 @@ const bodyExampleOf = (schema: z.ZodType): { example?: unknown } => {
   return Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {};
 };
 
+/** What each tag groups, shown at its head in /docs; the test clocks' tells their flow. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  Meta: 'This document.',
+  Customers: 'The people and businesses you invoice.',
+  Products: 'What you sell.',
+  Prices: 'What a product costs: once, or recurring for subscriptions.',
+  Invoices: 'Drafts, finalization with gapless numbers, voids, PDFs, e-invoices and public links.',
+  Payments: 'Payments received outside the service, recorded by hand.',
+  'Bank statements': 'CAMT.053 statements whose credits are matched to open invoices.',
+  Subscriptions: 'Recurring prices invoiced once per period.',
+  Messages: 'Invoices and reminders sent by e-mail.',
+  'Public pages': 'What the public link of an invoice shows, with no key.',
+  Numbering: 'The number series and their verification.',
+  Account: 'The workspace’s seller details and settings.',
+  'Webhook endpoints': 'Where events are delivered, signed.',
+  Events: 'What happened in the workspace, as webhooks deliver it.',
+  'Test clocks': TEST_CLOCKS_TAG_DESCRIPTION,
+};
+
 const toOperationObject = (operation: Operation): ZodOpenApiOperationObject => {
   const headers = {
     ...(operation.idempotency === 'none' ? {} : { 'Idempotency-Key': operation.idempotency === 'required' ? IdempotencyKeyHeader : IdempotencyKeyHeader.optional() }),
@@ -209,6 +229,7 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
+    tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
     components: {
       securitySchemes: {
         apiKey: {

@@ -9,6 +9,7 @@ import { messageOperations } from './billing/messages.ts';
 import { numberingOperations } from './billing/numbering.ts';
 import { paymentOperations } from './billing/payments.ts';
 import { bankStatementOperations } from './billing/bank-statements.ts';
+import { testClockOperations } from './billing/test-clocks.ts';
 import { documentOperations } from './documents/documents.ts';
 import { publicLinkOperations } from './documents/public-link.ts';
 import { eventOperations } from './notifications/events.ts';
@@ -34,4 +35,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...accountOperations,
   ...webhookEndpointOperations,
   ...eventOperations,
+  ...testClockOperations,
 ];

@@ -17,6 +17,8 @@ export const SCOPES = [
   'account:write',
   'subscriptions:read',
   'subscriptions:write',
+  'test_clocks:read',
+  'test_clocks:write',
 ] as const;
 
 export const Scope = z.enum(SCOPES);

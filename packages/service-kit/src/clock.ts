@@ -4,3 +4,6 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock stopped at `at`: "now" for data that lives on a test clock (decisions.md "Test clocks"). */
+export const fixedClock = (at: Date): Clock => ({ now: () => new Date(at.getTime()) });

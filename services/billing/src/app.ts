@@ -20,7 +20,10 @@ import { registerNumberingRoutes } from './modules/numbering/numbering.routes.ts
 import { numberingService } from './modules/numbering/numbering.service.ts';
 import { registerPaymentRoutes } from './modules/payments/payment.routes.ts';
 import { paymentsService } from './modules/payments/payments.service.ts';
+import { registerTestClockRoutes } from './modules/test-clocks/test-clock.routes.ts';
+import { testClocksService } from './modules/test-clocks/test-clocks.service.ts';
 import type { CatalogReader } from './shared/catalog.ts';
+import type { TestClockNeighbours } from './shared/test-clock-neighbours.ts';
 
 export interface BillingAppDeps {
   /** Opened on the billing schema and migrated; whoever opened it closes it. */
@@ -32,6 +35,10 @@ export interface BillingAppDeps {
   /** Called after a commit that added outbox rows. */
   announce: () => void;
   checkReadiness: () => Promise<void>;
+  /** Catalog and subscriptions, for the data that lives on a test clock. */
+  testClockNeighbours: TestClockNeighbours;
+  /** Wakes the test clock stepper after an advance. */
+  nudgeAdvancer: () => void;
   logger?: FastifyServerOptions['logger'];
   /** How long the outcome of a keyed write is kept (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlHours?: number;
@@ -40,7 +47,7 @@ export interface BillingAppDeps {
 }
 
 /** Billing's HTTP app: invoices, numbering and account settings. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, logger = loggerOptions('billing', 'silent'), idempotencyTtlHours = 24, finalizeBatchMax = 64 }: BillingAppDeps) => {
+export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, announce, checkReadiness, testClockNeighbours, nudgeAdvancer, logger = loggerOptions('billing', 'silent'), idempotencyTtlHours = 24, finalizeBatchMax = 64 }: BillingAppDeps) => {
   const app = createServiceApp({ name: 'billing', logger, internalToken, orm, checkReadiness, keyedWrites: { schema: BILLING_SCHEMA, ttlHours: idempotencyTtlHours } });
   // A keyed write commits after its use case returns: the relay is told once it has.
   const invoiceDeps = { em: orm.em, catalog, clock, publicUrlBase, announce: () => afterCommit(announce) };
@@ -62,6 +69,7 @@ export const buildApp = ({ orm, internalToken, catalog, clock, publicUrlBase, an
   registerMessageRoutes(app, messageService(invoiceDeps, createCursorCodec(internalToken)));
   registerNumberingRoutes(app, numberingService(orm.em, clock));
   registerAccountRoutes(app, accountService(orm.em, clock));
+  registerTestClockRoutes(app, testClocksService({ em: orm.em, clock, neighbours: testClockNeighbours, nudgeAdvancer }, createCursorCodec(internalToken)));
   return app;
 };
 

@@ -48,11 +48,19 @@ export const Settings = z.object({
     .refine((value) => !/[\r\n]/.test(value) && /^[^@\s<>]+@[^@\s<>]+$|^[^<>\r\n]*<[^@\s<>]+@[^@\s<>]+>$/.test(value), 'must be an address, optionally with a name: Invoices <invoices@example.com>')
     .describe('The From of every e-mail; the workspace’s business name is shown as its name.'),
   MAIL_RETRY_SCHEDULE: RetrySchedule,
-  MAIL_DIR: z.string().min(1).default('.data/mail').describe('Where messages are written as .eml files while SMTP_URL is unset.'),
+  MAIL_DIR: z.string().min(1).default('.data/mail').describe('Where messages are written as .eml files while SMTP_URL is unset (test mode’s: under its `test` folder).'),
+  TEST_MODE_MAIL: z
+    .enum(['file', 'smtp'])
+    .default('file')
+    .describe('Where test mode’s e-mails go: `file` writes each as an .eml file under MAIL_DIR/test and never sends it, so test data never mails a real customer; `smtp` sends them like live ones (over SMTP_URL when set).'),
   MAIL_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(30_000).describe('Deadline of one SMTP delivery, connect to the final answer.'),
   MAIL_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4).describe('Messages sent at once per process.'),
   MAIL_POLL_MS: z.coerce.number().int().min(50).default(1_000).describe('How often due retries and reminders queued elsewhere are looked for.'),
   REMINDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000).describe('How often invoices with a reminder due are looked for.'),
+  SUBSCRIPTIONS_URL: z.url().default('http://127.0.0.1:3105').describe('Origin of the subscriptions service (a test clock’s due periods, and its subscriptions when it is deleted).'),
+  SUBSCRIPTIONS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000).describe('Deadline of one call to subscriptions (one test clock step may invoice many periods).'),
+  TEST_CLOCK_POLL_MS: z.coerce.number().int().min(10).default(1_000).describe('How often advancing test clocks are looked for when no advance announced one.'),
+  TEST_CLOCK_LEASE_MS: z.coerce.number().int().min(1_000).default(120_000).describe('How long a replica holds a test clock it advances (renewed at each step); one that died frees it after this.'),
   DOCUMENTS_URL: z.url().default('http://127.0.0.1:3103').describe('Origin of the documents service (the stored PDFs and e-invoices a message attaches).'),
   DOCUMENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(30_000).describe('Deadline of one document fetch (a first PDF may wait for Chromium).'),
   // --- end of e-mail delivery ---

@@ -15,6 +15,7 @@ import { Migration20270150100000DocumentArithmetic } from './migrations/Migratio
 import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migration20270151000000PartiesAndPaymentMeans.ts';
 import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
 import { Migration20270161100000InvoiceMetadata } from './migrations/Migration20270161100000InvoiceMetadata.ts';
+import { Migration20270162100000TestClocks } from './migrations/Migration20270162100000TestClocks.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceAttachmentEntity } from './modules/attachments/attachment.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
@@ -22,12 +23,13 @@ import { InvoiceEntity, InvoiceLineEntity } from './modules/invoices/invoice.ent
 import { EmailSuppressionEntity, MessageEntity } from './modules/messages/message.entity.ts';
 import { NumberSeriesEntity } from './modules/numbering/number-series.entity.ts';
 import { PaymentEntity } from './modules/payments/payment.entity.ts';
+import { TestClockEntity } from './modules/test-clocks/test-clock.entity.ts';
 import { TimelineEntryEntity } from './modules/timeline/timeline.entity.ts';
 
 /** The PostgreSQL schema billing owns; no other service reads it. */
 export const BILLING_SCHEMA = 'billing';
 
-export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity, InvoiceAttachmentEntity];
+export const ENTITIES = [AccountEntity, InvoiceEntity, InvoiceLineEntity, NumberSeriesEntity, TimelineEntryEntity, PaymentEntity, BankStatementEntity, BankStatementEntryEntity, MessageEntity, EmailSuppressionEntity, InvoiceAttachmentEntity, TestClockEntity];
 
 /**
  * Billing's tables for `sqlOf`, in the schema's names, typed from the entities. With the kit's:
@@ -51,6 +53,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270151000000PartiesAndPaymentMeans', class: Migration20270151000000PartiesAndPaymentMeans },
   { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
   { name: 'Migration20270161100000InvoiceMetadata', class: Migration20270161100000InvoiceMetadata },
+  { name: 'Migration20270162100000TestClocks', class: Migration20270162100000TestClocks },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createServiceClient, defineService } from '@invoicing/service-kit';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -7,6 +8,8 @@ import { catalogReader } from './shared/catalog.ts';
 import { emlFileTransport, smtpTransport } from './modules/messages/mail-transport.ts';
 import { MailWorker, parseMailFrom } from './modules/messages/mail-worker.ts';
 import { ReminderSweep } from './modules/messages/reminder-sweep.ts';
+import { TestClockAdvancer } from './modules/test-clocks/test-clock-advancer.ts';
+import { testClockNeighbours as createTestClockNeighbours } from './shared/test-clock-neighbours.ts';
 
 /**
  * Billing as its hosts run it (alone, beside the other services on one bus, or in its tests): the
@@ -33,7 +36,16 @@ export const billingService = defineService({
       timeoutMs: config.DOCUMENTS_TIMEOUT_MS,
       connections: 4,
     });
-    const transport = config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_TIMEOUT_MS) : emlFileTransport(config.MAIL_DIR);
+    const subscriptionsClient = createServiceClient({
+      baseUrl: config.SUBSCRIPTIONS_URL,
+      name: 'subscriptions',
+      internalToken: config.INTERNAL_TOKEN,
+      timeoutMs: config.SUBSCRIPTIONS_TIMEOUT_MS,
+      connections: 4,
+    });
+    const testClockNeighbours = createTestClockNeighbours(catalogClient, subscriptionsClient);
+    const live = config.SMTP_URL ? smtpTransport(config.SMTP_URL, config.MAIL_TIMEOUT_MS) : emlFileTransport(config.MAIL_DIR);
+    const transports = { live, test: config.TEST_MODE_MAIL === 'smtp' ? live : emlFileTransport(join(config.MAIL_DIR, 'test')) };
     // A commit that queued messages also wakes the mail worker, as it wakes the outbox relay.
     const announceAll = () => {
       announce();
@@ -48,6 +60,8 @@ export const billingService = defineService({
       publicUrlBase: config.PUBLIC_URL_BASE,
       announce: announceAll,
       checkReadiness,
+      testClockNeighbours,
+      nudgeAdvancer: () => advancer.nudge(),
       logger,
       idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS,
       finalizeBatchMax: config.FINALIZE_BATCH_MAX,
@@ -62,7 +76,7 @@ export const billingService = defineService({
     });
     const mailWorker = new MailWorker({
       orm,
-      transport,
+      transports,
       documents: documentsClient,
       clock,
       publicUrlBase: config.PUBLIC_URL_BASE,
@@ -85,14 +99,27 @@ export const billingService = defineService({
       announce: announceAll,
       onError: (error) => app.log.error({ err: error }, 'reminder sweep failed; it runs again at the next interval'),
     });
-    app.log.info({ mail: transport.describe }, config.SMTP_URL ? 'e-mail goes over SMTP' : 'SMTP_URL is unset: e-mails are written as .eml files');
+    const advancer = new TestClockAdvancer({
+      orm,
+      rules: {
+        runSubscriptions: testClockNeighbours.runSubscriptions,
+        sweepOverdue: (clockId) => sweep.sweepClock(clockId),
+        sendReminders: (clockId) => reminders.sweepClock(clockId),
+        nudgeMail: () => mailWorker.nudge(),
+      },
+      leaseMs: config.TEST_CLOCK_LEASE_MS,
+      pollMs: config.TEST_CLOCK_POLL_MS,
+      onError: (error) => app.log.error({ err: error }, 'test clock advance failed; it goes on from the clock’s time at the next pass'),
+    });
+    app.log.info({ mail: live.describe, test_mode_mail: transports.test.describe }, config.SMTP_URL ? 'e-mail goes over SMTP' : 'SMTP_URL is unset: e-mails are written as .eml files');
     return {
       app,
       sweep,
       mailWorker,
       reminders,
-      workers: [sweep, reminders, mailWorker],
-      closeAfterWorkers: [catalogClient, documentsClient, { close: async () => transport.close() }],
+      advancer,
+      workers: [sweep, reminders, mailWorker, advancer],
+      closeAfterWorkers: [catalogClient, documentsClient, subscriptionsClient, { close: async () => new Set(Object.values(transports)).forEach((transport) => transport.close()) }],
     };
   },
 });

@@ -27,6 +27,8 @@ import type { PaymentRow } from '../src/modules/payments/payment.entity.ts';
 import { bankStatementRepository } from '../src/modules/bank-statements/bank-statement.repository.ts';
 import type { BankStatementEntryRow, BankStatementRow } from '../src/modules/bank-statements/bank-statement.entity.ts';
 import { EXAMPLE_INVOICE, EXAMPLE_WORKSPACE, makeLine } from './support/rows.ts';
+import { testClockRepository } from '../src/modules/test-clocks/test-clock.repository.ts';
+import type { TestClockRow } from '../src/modules/test-clocks/test-clock.entity.ts';
 
 const WORKSPACE = EXAMPLE_WORKSPACE;
 const INVOICE = EXAMPLE_INVOICE;
@@ -136,6 +138,8 @@ const attachment: InvoiceAttachmentRow = {
   content: Buffer.from('day,hours\n'),
   createdAt: NOW,
 };
+const TEST_CLOCK = '00000000-0000-4000-8000-00000000000c';
+const testClock: TestClockRow = { id: TEST_CLOCK, workspaceId: WORKSPACE, name: 'Three months', frozenTime: NOW, status: 'ready', advanceTo: null, claimedUntil: null, created: NOW };
 const claimedMessage: ClaimedMessage = { ...message, lease: '00000000-0000-4000-8000-000000000009' };
 
 export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
@@ -173,7 +177,11 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       findForUpdate: (invoices, em) => em.transactional((tx) => invoices.findForUpdate(tx, WORKSPACE, INVOICE)),
       linesOf: (invoices, em) => invoices.linesOf(em, INVOICE),
       linesOfEach: (invoices) => invoices.linesOfEach([INVOICE]),
-      pageNewestFirst: (invoices) => invoices.pageNewestFirst(WORKSPACE, { status: 'open', metadata: { order_id: '6735' }, today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10),
+      // In a live space, then in a test space with a clock (its invoices are open by the clock's day).
+      pageNewestFirst: async (invoices) => {
+        await invoices.pageNewestFirst(WORKSPACE, { status: 'open', metadata: { order_id: '6735' }, today: '2026-11-26' }, { created: NOW, id: INVOICE }, 10);
+        return invoices.pageNewestFirst(WORKSPACE, { status: 'overdue', today: '2026-11-26', clockTodays: new Map([['00000000-0000-4000-8000-00000000000c', '2027-02-01']]) }, { created: NOW, id: INVOICE }, 10);
+      },
       pageNewestFirstSql: () => undefined,
       replaceLines: (invoices, em) => em.transactional((tx) => invoices.replaceLines(tx, INVOICE, [line])),
       dropCatalogLines: (invoices, em) => em.transactional((tx) => invoices.dropCatalogLines(tx, INVOICE)),
@@ -238,6 +246,22 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
       markSeenBounced: (messages) => messages.markSeenBounced(WORKSPACE, 'billing@mueller.example'),
       liftSeenBounced: (messages) => messages.liftSeenBounced(WORKSPACE, 'billing@mueller.example'),
     }),
+    repositoryExamples('src/modules/test-clocks/test-clock.repository.sql', 'testClockRepository (test-clock.repository.ts)', testClockRepository, {
+      add: (clocks, em) => {
+        clocks.add(testClock);
+        return em.flush();
+      },
+      findInWorkspace: (clocks) => clocks.findInWorkspace(WORKSPACE, TEST_CLOCK),
+      findForUpdate: (clocks, em) => em.transactional((tx) => clocks.findForUpdate(tx, WORKSPACE, TEST_CLOCK)),
+      pageNewestFirst: (clocks) => clocks.pageNewestFirst(WORKSPACE, { created: NOW, id: TEST_CLOCK }, 10),
+      frozenTimesOf: (clocks) => clocks.frozenTimesOf([TEST_CLOCK]),
+      frozenTimesInWorkspace: (clocks) => clocks.frozenTimesInWorkspace(WORKSPACE),
+      claimAdvancing: (clocks) => clocks.claimAdvancing(60_000),
+      moveTo: (clocks) => clocks.moveTo(TEST_CLOCK, new Date('2026-11-27T10:00:00.000Z'), 60_000),
+      finish: (clocks) => clocks.finish(TEST_CLOCK),
+      release: (clocks) => clocks.release(TEST_CLOCK),
+      removeWithData: (clocks, em) => em.transactional((tx) => clocks.removeWithData(tx, WORKSPACE, TEST_CLOCK)),
+    }),
     moduleExamples('src/modules/messages/reminder-sweep.sql', 'ReminderSweep (reminder-sweep.ts)', {
       sweepOnce: (_, orm) =>
         new ReminderSweep({
@@ -250,10 +274,22 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
           announce: () => {},
           onError: () => {},
         }).sweepOnce(),
+      sweepClock: (_, orm) =>
+        new ReminderSweep({
+          orm,
+          clock: systemClock,
+          catalog: catalogReader(createServiceClient({ baseUrl: 'http://127.0.0.1:9', name: 'catalog', internalToken: 'x'.repeat(32), timeoutMs: 100 })),
+          publicUrlBase: 'http://localhost:8080',
+          intervalMs: 60_000,
+          announce: () => {},
+          onError: () => {},
+        }).sweepClock(TEST_CLOCK),
     }),
     moduleExamples('src/modules/invoices/overdue-sweep.sql', 'OverdueSweep (overdue-sweep.ts)', {
       sweepOnce: (_, orm) =>
         new OverdueSweep({ orm, clock: systemClock, publicUrlBase: 'http://localhost:8080', intervalMs: 60_000, announce: () => {}, onError: () => {} }).sweepOnce(),
+      sweepClock: (_, orm) =>
+        new OverdueSweep({ orm, clock: systemClock, publicUrlBase: 'http://localhost:8080', intervalMs: 60_000, announce: () => {}, onError: () => {} }).sweepClock(TEST_CLOCK),
     }),
   ],
 };

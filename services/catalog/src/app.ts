@@ -7,11 +7,14 @@ import { registerPriceRoutes } from './modules/prices/price.routes.ts';
 import { priceService } from './modules/prices/price.service.ts';
 import { registerProductRoutes } from './modules/products/product.routes.ts';
 import { productService } from './modules/products/product.service.ts';
+import type { TestClockReader } from './shared/test-clocks.ts';
 
 export interface CatalogDeps {
   /** Opened on the catalog schema and migrated; whoever opened it closes it. */
   orm: Orm;
   internalToken: string;
+  /** Billing's test clocks: a customer created on one must name a clock of its space. */
+  testClocks: TestClockReader;
   logger?: FastifyServerOptions['logger'];
   clock?: Clock;
   /** Throws when the database does not answer; default: a query on `orm`. */
@@ -21,7 +24,7 @@ export interface CatalogDeps {
 }
 
 /** The catalog's HTTP app: customers, products and prices. Registers everything, never listens. */
-export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog', 'silent'), clock = systemClock, checkReadiness = () => pingDatabase(orm), idempotencyTtlHours = 24 }: CatalogDeps) => {
+export const buildApp = ({ orm, internalToken, testClocks, logger = loggerOptions('catalog', 'silent'), clock = systemClock, checkReadiness = () => pingDatabase(orm), idempotencyTtlHours = 24 }: CatalogDeps) => {
   const app = createServiceApp({
     name: 'catalog',
     logger,
@@ -32,7 +35,7 @@ export const buildApp = ({ orm, internalToken, logger = loggerOptions('catalog',
   });
   // Signed with a key derived from the internal token, which every replica shares.
   const cursors = createCursorCodec(internalToken);
-  registerCustomerRoutes(app, customerService(orm.em, clock, cursors));
+  registerCustomerRoutes(app, customerService(orm.em, clock, cursors, testClocks));
   registerProductRoutes(app, productService(orm.em, clock, cursors));
   registerPriceRoutes(app, priceService(orm.em, clock, cursors));
   return app;

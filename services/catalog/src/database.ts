@@ -7,6 +7,7 @@ import { Migration20270120000000CustomerEmailStatus } from './migrations/Migrati
 import { Migration20270140000000CustomerPreferredLocale } from './migrations/Migration20270140000000CustomerPreferredLocale.ts';
 import { Migration20270151000000CustomerParties } from './migrations/Migration20270151000000CustomerParties.ts';
 import { Migration20270161000000CatalogMetadata } from './migrations/Migration20270161000000CatalogMetadata.ts';
+import { Migration20270162000000CustomerTestClock } from './migrations/Migration20270162000000CustomerTestClock.ts';
 import { CustomerEntity } from './modules/customers/customer.entity.ts';
 import { PriceEntity } from './modules/prices/price.entity.ts';
 import { ProductEntity } from './modules/products/product.entity.ts';
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270140000000CustomerPreferredLocale', class: Migration20270140000000CustomerPreferredLocale },
   { name: 'Migration20270151000000CustomerParties', class: Migration20270151000000CustomerParties },
   { name: 'Migration20270161000000CatalogMetadata', class: Migration20270161000000CatalogMetadata },
+  { name: 'Migration20270162000000CustomerTestClock', class: Migration20270162000000CustomerTestClock },
 ];
 
 export const openCatalogDatabase = (url: string, poolSize: number): Promise<Orm> =>

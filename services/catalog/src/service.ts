@@ -1,9 +1,10 @@
 import { BILLING_SUBJECTS, EmailSuppressedData } from '@invoicing/contracts';
-import { defineService } from '@invoicing/service-kit';
+import { createServiceClient, defineService } from '@invoicing/service-kit';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { CATALOG_SCHEMA, openCatalogDatabase } from './database.ts';
 import { customerRepository } from './modules/customers/customer.repository.ts';
+import { testClockReader } from './shared/test-clocks.ts';
 
 /** Durable consumer of the addresses billing's mail server refused for good. */
 export const EMAIL_SUPPRESSED_CONSUMER = 'catalog-email-suppressed';
@@ -16,7 +17,8 @@ export const catalogService = defineService({
   // Consumes `billing.email.suppressed`: customers with a refused address show `email_status: "bounced"`.
   usesEvents: true,
   build: ({ config, orm, logger, clock, checkReadiness, bus }) => {
-    const app = buildApp({ orm, internalToken: config.INTERNAL_TOKEN, logger, clock, checkReadiness, idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS });
+    const billingClient = createServiceClient({ baseUrl: config.BILLING_URL, name: 'billing', internalToken: config.INTERNAL_TOKEN, timeoutMs: config.BILLING_TIMEOUT_MS });
+    const app = buildApp({ orm, internalToken: config.INTERNAL_TOKEN, testClocks: testClockReader(billingClient), logger, clock, checkReadiness, idempotencyTtlHours: config.IDEMPOTENCY_TTL_HOURS });
     const suppressedConsumer = {
       start: () =>
         bus.subscribe({
@@ -30,6 +32,6 @@ export const catalogService = defineService({
           },
         }),
     };
-    return { app, workers: [suppressedConsumer] };
+    return { app, workers: [suppressedConsumer], closeAfterWorkers: [billingClient] };
   },
 });

@@ -32,12 +32,15 @@ export const startCatalog = async (label: string, poolSize = 8) => {
   const orm = await openCatalogDatabase(database.url, poolSize);
   await migrateDatabase(orm, CATALOG_SCHEMA, database.url);
   const clock = controllableClock();
-  const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, clock });
+  // Billing's test clocks, as billing would answer for them: a test adds the ones that exist.
+  const testClocks = new Set<string>();
+  const app = buildApp({ orm, internalToken: INTERNAL_TOKEN, clock, testClocks: { exists: async (_caller, id) => testClocks.has(id) } });
   await app.ready();
   return {
     app,
     orm,
     clock,
+    testClocks,
     /** A client acting for a new workspace (or the given one), with the headers the gateway sets. */
     workspace: (workspaceId: string = randomUUID()) => workspaceClient(app, workspaceId),
     close: async () => {

@@ -43,6 +43,7 @@ export const CATALOG_SQL_EXAMPLES: ServiceSqlExamples = {
         return em.flush();
       },
       markEmailBounced: (customers) => customers.markEmailBounced(WORKSPACE, 'billing@mueller.example'),
+      removeOfTestClock: (customers) => customers.removeOfTestClock(WORKSPACE, CUSTOMER),
     }),
     repositoryExamples('src/modules/products/product.repository.sql', 'productRepository (product.repository.ts)', productRepository, {
       findInWorkspace: (products) => products.findInWorkspace(WORKSPACE, PRODUCT),

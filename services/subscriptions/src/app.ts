@@ -2,7 +2,7 @@ import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, syste
 import type { FastifyServerOptions } from 'fastify';
 import { SUBSCRIPTIONS_SCHEMA } from './database.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/subscription.routes.ts';
-import { subscriptionService } from './modules/subscriptions/subscription.service.ts';
+import { subscriptionService, testClockIdOf } from './modules/subscriptions/subscription.service.ts';
 import type { BillingClient, CatalogReader } from './shared/upstreams.ts';
 
 export interface SubscriptionsDeps {
@@ -13,6 +13,8 @@ export interface SubscriptionsDeps {
   billing: BillingClient;
   announce: () => void;
   nudgeScheduler: () => void;
+  /** Invoices a test clock's due periods at its time (the scheduler's runClock): billing's clock stepper asks. */
+  runTestClock: (workspaceId: string, testClockId: string, at: Date) => Promise<number>;
   logger?: FastifyServerOptions['logger'];
   clock?: Clock;
   checkReadiness?: () => Promise<void>;
@@ -27,6 +29,7 @@ export const buildApp = ({
   billing,
   announce,
   nudgeScheduler,
+  runTestClock,
   logger = loggerOptions('subscriptions', 'silent'),
   clock = systemClock,
   checkReadiness = () => pingDatabase(orm),
@@ -41,6 +44,8 @@ export const buildApp = ({
     keyedWrites: { schema: SUBSCRIPTIONS_SCHEMA, ttlHours: idempotencyTtlHours },
   });
   const cursors = createCursorCodec(internalToken);
-  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }));
+  registerSubscriptionRoutes(app, subscriptionService({ em: orm.em, clock, catalog, billing, cursors, announce, nudgeScheduler }), async (actor, publicClockId, at) => ({
+    data: { count: await runTestClock(actor.workspaceId, testClockIdOf(publicClockId), at) },
+  }));
   return app;
 };

@@ -28,6 +28,7 @@ export const subscriptionsService = defineService({
       billing,
       announce,
       nudgeScheduler: () => scheduler.nudge(),
+      runTestClock: (workspaceId, testClockId, at) => scheduler.runClock(workspaceId, testClockId, at),
       clock,
       checkReadiness,
       logger,

@@ -11,6 +11,7 @@ const WORKSPACE = '00000000-0000-4000-8000-000000000001';
 const SUBSCRIPTION = '00000000-0000-4000-8000-000000000002';
 const CUSTOMER = '00000000-0000-4000-8000-000000000003';
 const PRICE = '00000000-0000-4000-8000-000000000004';
+const TEST_CLOCK = '00000000-0000-4000-8000-000000000005';
 const NOW = new Date('2027-01-31T10:00:00.000Z');
 
 const created = newSubscription(WORKSPACE, CreateSubscriptionBody.parse({ customer: CUSTOMER, items: [{ price: PRICE, quantity: 2 }], start_date: '2027-01-31' }), {
@@ -45,6 +46,7 @@ export const SUBSCRIPTIONS_SQL_EXAMPLES: ServiceSqlExamples = {
       replaceItemsFrom: (subscriptions, em) =>
         em.transactional((tx) => subscriptions.replaceItemsFrom(tx, SUBSCRIPTION, '2027-02-28', itemRows(subscription, [{ price: PRICE, quantity: 3 }], '2027-02-28').map((item) => ({ ...item, id: '00000000-0000-4000-8000-000000000020' })))),
       claimDue: (subscriptions) => subscriptions.claimDue(NOW, 60_000, 32),
+      claimDueOnClock: (subscriptions) => subscriptions.claimDueOnClock(WORKSPACE, TEST_CLOCK, NOW, NOW, 60_000),
       release: (subscriptions) => subscriptions.release(SUBSCRIPTION, null, null),
       periodRequest: (subscriptions) => subscriptions.periodRequest(period),
       periodsOf: (subscriptions) => subscriptions.periodsOf(SUBSCRIPTION),
@@ -52,6 +54,7 @@ export const SUBSCRIPTIONS_SQL_EXAMPLES: ServiceSqlExamples = {
         em.transactional((tx) =>
           subscriptions.completePeriod(tx, { subscriptionId: SUBSCRIPTION, periodStart: '2027-01-31', invoiceId: '00000000-0000-4000-8000-000000000030', finalized: true, index: 0 }, { nextActionAt: NOW, updatedAt: NOW }),
         ),
+      removeOfTestClock: (subscriptions) => subscriptions.removeOfTestClock(WORKSPACE, TEST_CLOCK),
     }),
   ],
 };

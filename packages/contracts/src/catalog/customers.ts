@@ -19,7 +19,7 @@ import {
   SearchQuery,
   Timestamp,
 } from '../common.ts';
-import { IdPathParams } from '../ids.ts';
+import { IdPathParams, idReference } from '../ids.ts';
 import { Locale } from '../locales.ts';
 import { optionalIdentifierScheme } from '../billing/business-terms.ts';
 import { defineOperation } from '../operation.ts';
@@ -49,6 +49,7 @@ export const Customer = z
     email_status: z
       .enum(['ok', 'bounced'])
       .describe('`bounced` once a mail server refused `email` for good: e-mails to it fail at once (`suppressed`) until `email` changes.'),
+    test_clock: z.string().nullable().describe('`clock_` ID of the test clock this test customer lives on: its invoices’ dates, overdue status, reminders and subscription periods follow that clock’s time. Null: real time.'),
     deleted: z.boolean().describe('True once archived.'),
     metadata: Metadata,
     created: Timestamp,
@@ -86,6 +87,7 @@ export const CreateCustomerBody = z
     ...einvoiceFields,
     preferred_locale: preferredLocale.optional(),
     metadata: MetadataInput.optional(),
+    test_clock: idReference('testClock').optional().describe('A `clock_` ID of a test clock of this test mode (404 when there is none): the customer lives on that clock. Cannot change later.'),
   })
   .meta({
     id: 'CreateCustomerBody',
@@ -142,6 +144,7 @@ export const createCustomer = defineOperation({
     '`electronic_address` must be an email address unless `electronic_address_scheme` names another scheme (400 on `electronic_address` otherwise).',
   tag, service, method: 'POST', path: '/api/v1/customers', scope: 'clients:write', idempotency: 'optional',
   body: CreateCustomerBody,
+  errors: [404],
   responses: { 201: { description: 'The new customer.', schema: dataOf(Customer) } },
 });
 

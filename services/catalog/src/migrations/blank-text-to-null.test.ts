@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe('the migration that turns stored empty text into null', () => {
   it('makes every empty or blank optional text field read back as null, and leaves the rest as it was', async () => {
-    const app = buildApp({ orm, internalToken: gatewayHeaders(WORKSPACE)['x-internal-token'] });
+    const app = buildApp({ orm, internalToken: gatewayHeaders(WORKSPACE)['x-internal-token'], testClocks: { exists: async () => false } });
     try {
       const read = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: gatewayHeaders(WORKSPACE) })).json<{ data: Record<string, unknown> }>().data;
       expect(await read(`/api/v1/customers/${CUSTOMER}`)).toMatchObject({

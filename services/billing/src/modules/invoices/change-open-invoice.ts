@@ -32,7 +32,7 @@ export const changeOpenInvoice = (deps: InvoiceDeps) => {
     retryingStaleReads(async () => {
       const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
       if (!loaded) throw notFound('invoice', publicId);
-      const moment = await workspaceMoment(deps, actor, loaded.account);
+      const moment = await workspaceMoment(deps, actor, loaded.account, loaded.invoice.testClockId);
       const columns = transition(loaded.invoice, change, { now: moment.now, today: moment.local.date });
       const changed: InvoiceRow = { ...loaded.invoice, ...columns };
       const answer = { data: invoiceSummaryView(changed, moment.view) };

@@ -27,6 +27,7 @@ const customer: Customer = {
   contact_name: null,
   preferred_locale: null,
   email_status: 'ok',
+  test_clock: null,
   deleted: false,
   metadata: {},
   created: now.toISOString(),

@@ -58,11 +58,18 @@ export const finalizeInvoice = (deps: InvoiceDeps, { orm, batchMax, onBatch }: F
   const finalizeMany = async (requests: readonly FinalizeRequest[]): Promise<FinalizeOutcome[]> => {
     const { actor } = requests[0]!;
     const loaded = await invoices.findManyWithLinesAndSettings(actor.workspaceId, [...new Set(requests.map((request) => request.invoiceId))]);
-    const moment = await workspaceMoment(deps, actor, loaded.account);
+    // A batch is finalized at one time: its first invoice's (a test clock's, or real time). A
+    // draft on another clock waits for a batch of its own (rare: a test space finalizing on two clocks at once).
+    const testClockId = loaded.invoices.get(requests[0]!.invoiceId)?.invoice.testClockId ?? null;
+    const moment = await workspaceMoment(deps, actor, loaded.account, testClockId);
 
     const answers = new Map<FinalizeRequest, FinalizeOutcome>();
     const finalizable: Finalizable[] = [];
     for (const request of requests) {
+      if ((loaded.invoices.get(request.invoiceId)?.invoice.testClockId ?? null) !== testClockId) {
+        answers.set(request, 'stale');
+        continue;
+      }
       const guarded = await guard(request, loaded.invoices.get(request.invoiceId), moment).catch((error: unknown): FinalizeOutcome => ({ failed: error }));
       if (typeof guarded === 'object' && 'draft' in guarded) finalizable.push(guarded);
       else answers.set(request, guarded);

@@ -1,6 +1,6 @@
 import { parsePublicId } from '@invoicing/contracts';
 import { notFound } from '@invoicing/service-kit';
-import type { Clock } from '@invoicing/service-kit/clock';
+import { fixedClock, type Clock } from '@invoicing/service-kit/clock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pRetry from 'p-retry';
 import type { Actor } from '../../shared/actor.ts';
@@ -9,6 +9,7 @@ import { localDateOf, type LocalDate } from '../../shared/clock.ts';
 import type { AccountRow } from '../account/account.entity.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { accountRepository } from '../account/account.repository.ts';
+import { testClockRepository } from '../test-clocks/test-clock.repository.ts';
 import { priceAgain, type ViewContext } from './invoice.domain.ts';
 import type { InvoiceLineRow } from './invoice.entity.ts';
 import type { DocumentAdjustments, InvoiceTotals } from './invoice-totals.domain.ts';
@@ -33,9 +34,22 @@ export interface WorkspaceMoment {
   view: ViewContext;
 }
 
-/** `loaded` is the workspace's settings when the caller read them already (null: it has none, so the defaults). */
-export const workspaceMoment = async (deps: InvoiceDeps, actor: Actor, loaded?: AccountRow | null): Promise<WorkspaceMoment> => {
-  const now = deps.clock.now();
+/**
+ * Where "now" comes from for data on a test clock (`testClockId`, an invoice's or its customer's):
+ * the clock's frozen time; for everything else, and for a clock deleted meanwhile, the service's clock.
+ */
+export const clockFor = async (deps: Pick<InvoiceDeps, 'em' | 'clock'>, testClockId: string | null | undefined): Promise<Clock> => {
+  if (!testClockId) return deps.clock;
+  const frozen = (await testClockRepository(deps.em).frozenTimesOf([testClockId])).get(testClockId);
+  return frozen ? fixedClock(frozen) : deps.clock;
+};
+
+/**
+ * `loaded` is the workspace's settings when the caller read them already (null: it has none, so
+ * the defaults); `testClockId`: the test clock of the data at hand, whose time is then "now".
+ */
+export const workspaceMoment = async (deps: InvoiceDeps, actor: Actor, loaded?: AccountRow | null, testClockId?: string | null): Promise<WorkspaceMoment> => {
+  const now = (await clockFor(deps, testClockId)).now();
   const account = loaded === undefined ? await accountRepository(deps.em).settingsOf(actor.workspaceId, now) : (loaded ?? defaultAccount(actor.workspaceId, now));
   const local = localDateOf(now, account.timezone);
   return { now, account, local, view: { today: local.date, publicUrlBase: deps.publicUrlBase } };

@@ -277,7 +277,7 @@ export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean
 export const newDraft = (
   workspaceId: string,
   body: CreateInvoiceBody,
-  context: { customerName: string; currency: string; today: string; now: Date; subscriptionId?: string | null },
+  context: { customerName: string; currency: string; today: string; now: Date; subscriptionId?: string | null; testClockId?: string | null },
 ): InvoiceRow => {
   const issueDate = body.issue_date ?? context.today;
   return {
@@ -287,6 +287,7 @@ export const newDraft = (
     customerId: body.customer,
     customerName: context.customerName,
     subscriptionId: context.subscriptionId ?? null,
+    testClockId: context.testClockId ?? null,
     currency: context.currency,
     collectionMethod: body.collection_method ?? 'send_invoice',
     issueDate,

@@ -16,6 +16,8 @@ export const InvoiceEntity = defineEntity({
     customerName: p.text(),
     /** The subscription that made the invoice; null for one made by hand. */
     subscriptionId: p.uuid().nullable(),
+    /** The test clock whose time the invoice follows (its customer's, copied when it is made); null: real time. */
+    testClockId: p.uuid().nullable(),
     currency: p.string().length(3),
     collectionMethod: p.enum<readonly CollectionMethod[]>(['send_invoice', 'charge_automatically']),
     issueDate: p.date(),

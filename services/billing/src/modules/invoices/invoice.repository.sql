@@ -128,6 +128,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "test_clock_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -177,7 +178,6 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
-        "metadata",
         "created_at",
         "updated_at"
       )
@@ -345,6 +345,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "test_clock_id",
         "currency",
         "collection_method",
         "issue_date",
@@ -394,7 +395,6 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
-        "metadata",
         "created_at",
         "updated_at"
       )
@@ -405,56 +405,56 @@ with
       $11 as "customer_id",
       $12 as "customer_name",
       $13 as "subscription_id",
-      $14 as "currency",
-      $15 as "collection_method",
-      $16 as "issue_date",
-      $17 as "due_date",
-      $18 as "days_until_due",
-      $19 as "notes",
-      $20 as "footer",
-      $21 as "buyer_reference",
-      $22 as "purchase_order",
-      $23 as "delivery_date",
-      $24 as "service_period_start",
-      $25 as "service_period_end",
-      $26 as "locale",
-      $27 as "payment_means",
-      $28 as "payee",
-      $29 as "preceding_invoice",
-      $30 as "allowances",
-      $31 as "charges",
-      $32 as "prepaid_amount",
-      $33 as "tax_currency",
-      $34 as "tax_exchange_rate",
-      $35 as "subtotal",
-      $36 as "discount_total",
-      $37 as "allowance_total",
-      $38 as "charge_total",
-      $39 as "taxable_amount",
-      $40 as "tax_total",
-      $41 as "total",
-      $42 as "amount_due",
-      $43 as "amount_paid",
-      $44 as "number",
-      $45 as "number_format",
-      $46 as "number_period",
-      $47 as "number_sequence",
-      $48 as "business_snapshot",
-      $49 as "customer_snapshot",
-      $50 as "public_url_token",
-      $51 as "snapshot_sha256",
-      $52 as "chain_sha256",
-      $53 as "snapshot_version",
-      $54 as "finalized_at",
-      $55 as "paid_at",
-      $56 as "payment_reference",
-      $57 as "voided_at",
-      $58 as "void_reason",
-      $59 as "overdue_event_at",
-      $60 as "remittance_reference",
-      $61 as "last_reminder_on",
-      $62 as "attachments",
-      $63 as "metadata",
+      $14 as "test_clock_id",
+      $15 as "currency",
+      $16 as "collection_method",
+      $17 as "issue_date",
+      $18 as "due_date",
+      $19 as "days_until_due",
+      $20 as "notes",
+      $21 as "footer",
+      $22 as "buyer_reference",
+      $23 as "purchase_order",
+      $24 as "delivery_date",
+      $25 as "service_period_start",
+      $26 as "service_period_end",
+      $27 as "locale",
+      $28 as "payment_means",
+      $29 as "payee",
+      $30 as "preceding_invoice",
+      $31 as "allowances",
+      $32 as "charges",
+      $33 as "prepaid_amount",
+      $34 as "tax_currency",
+      $35 as "tax_exchange_rate",
+      $36 as "subtotal",
+      $37 as "discount_total",
+      $38 as "allowance_total",
+      $39 as "charge_total",
+      $40 as "taxable_amount",
+      $41 as "tax_total",
+      $42 as "total",
+      $43 as "amount_due",
+      $44 as "amount_paid",
+      $45 as "number",
+      $46 as "number_format",
+      $47 as "number_period",
+      $48 as "number_sequence",
+      $49 as "business_snapshot",
+      $50 as "customer_snapshot",
+      $51 as "public_url_token",
+      $52 as "snapshot_sha256",
+      $53 as "chain_sha256",
+      $54 as "snapshot_version",
+      $55 as "finalized_at",
+      $56 as "paid_at",
+      $57 as "payment_reference",
+      $58 as "voided_at",
+      $59 as "void_reason",
+      $60 as "overdue_event_at",
+      $61 as "remittance_reference",
+      $62 as "last_reminder_on",
+      $63 as "attachments",
       $64 as "created_at",
       $65 as "updated_at"
     from
@@ -961,7 +961,31 @@ where
     "i0"."due_date" is null
     or "i0"."due_date" >= '2026-11-26'
   )
-  and "i0"."metadata" @> '{"order_id":"6735"}'
+  and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
+order by
+  "i0"."created_at" desc,
+  "i0"."id" desc
+limit
+  11;
+
+select
+  "i0".*
+from
+  "billing"."invoices" as "i0"
+where
+  "i0"."workspace_id" = '00000000-0000-4000-8000-000000000001'
+  and (
+    (
+      "i0"."test_clock_id" is null
+      and "i0"."status" = 'open'
+      and "i0"."due_date" < '2026-11-26'
+    )
+    or (
+      "i0"."test_clock_id" = '00000000-0000-4000-8000-00000000000c'
+      and "i0"."status" = 'open'
+      and "i0"."due_date" < '2027-02-01'
+    )
+  )
   and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
 order by
   "i0"."created_at" desc,

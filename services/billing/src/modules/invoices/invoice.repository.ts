@@ -32,7 +32,7 @@ import { InvoiceEntity, InvoiceLineEntity, type InvoiceLineRow, type InvoiceRow,
 const pageNewestFirstQuery = (em: EntityManager, workspaceId: string, filter: InvoiceFilter, position: KeysetPosition | undefined, limit: number) => {
   const qb = em.createQueryBuilder(InvoiceEntity).select('*').where({ workspaceId });
   if (filter.customerId !== undefined) qb.andWhere({ customerId: filter.customerId });
-  if (filter.status !== undefined) qb.andWhere(statusCondition(filter.status, filter.today));
+  if (filter.status !== undefined) qb.andWhere(statusCondition(filter.status, filter.today, filter.clockTodays));
   if (filter.q !== undefined) {
     const pattern = containsPattern(filter.q);
     qb.andWhere({ $or: [{ number: { $ilike: pattern } }, { customerName: { $ilike: pattern } }, { notes: { $ilike: pattern } }] });
@@ -53,12 +53,16 @@ export interface InvoiceFilter {
   metadata?: Metadata | undefined;
   /** Today in the workspace's time zone: it tells `open` from `overdue`. */
   today: string;
+  /** In a test space, today on each of its test clocks (by clock id): the clock's invoices are open or overdue by that day. */
+  clockTodays?: ReadonlyMap<string, string> | undefined;
 }
 
-const statusCondition = (status: InvoiceStatus, today: string) => {
-  if (status === 'overdue') return { status: 'open' as StoredStatus, dueDate: { $lt: today } };
-  if (status === 'open') return { status: 'open' as StoredStatus, $or: [{ dueDate: null }, { dueDate: { $gte: today } }] };
-  return { status };
+const statusCondition = (status: InvoiceStatus, today: string, clockTodays: ReadonlyMap<string, string> = new Map()) => {
+  if (status !== 'overdue' && status !== 'open') return { status };
+  const onDay = (day: string) =>
+    status === 'overdue' ? { status: 'open' as StoredStatus, dueDate: { $lt: day } } : { status: 'open' as StoredStatus, $or: [{ dueDate: null }, { dueDate: { $gte: day } }] };
+  if (clockTodays.size === 0) return onDay(today);
+  return { $or: [{ testClockId: null, ...onDay(today) }, ...[...clockTodays].map(([testClockId, day]) => ({ testClockId, ...onDay(day) }))] };
 };
 
 // The request's trace context goes with the row, so the relay publishes it in that trace.

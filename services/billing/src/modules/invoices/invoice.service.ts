@@ -1,5 +1,6 @@
 import {
   BILLING_SUBJECTS,
+  parsePublicId,
   type CreateInvoiceBody,
   type ListInvoicesQuery,
   type PageQuery,
@@ -11,12 +12,15 @@ import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
-import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns } from './invoice.domain.ts';
+import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns, type ViewContext } from './invoice.domain.ts';
 import { adjustmentsOf, assertDocumentTerms } from './document-terms.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
 import { invoiceRepository } from './invoice.repository.ts';
-import type { InvoiceLineRow } from './invoice.entity.ts';
+import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
+import { localDateOf } from '../../shared/clock.ts';
+import { testClockRepository } from '../test-clocks/test-clock.repository.ts';
 import type { InvoiceTotals } from './invoice-totals.domain.ts';
 
 /** Drafts and reads: create, list, retrieve, PATCH, delete, timeline. */
@@ -29,13 +33,13 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
     /** A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see SelfRecordedWrite). */
     /** `subscriptionId`: the subscription making the draft (billing's internal route for the subscriptions service). */
     create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite, subscriptionId: string | null = null) => {
-      const moment = await workspaceMoment(deps, actor);
+      // A customer on a test clock: the invoice lives on it too, and its dates follow the clock's time.
+      const customer = await requireCustomer(catalog, actor, body.customer);
+      const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
+      const moment = await workspaceMoment(deps, actor, undefined, testClockId);
       const currency = body.currency ?? moment.account.defaultCurrency;
-      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscriptionId });
-      const [customer, drafts] = await Promise.all([
-        requireCustomer(catalog, actor, body.customer),
-        resolveItems(catalog, actor, body.items, currency),
-      ]);
+      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscriptionId, testClockId });
+      const drafts = await resolveItems(catalog, actor, body.items, currency);
       refuseDeletedCustomer(customer);
       const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
@@ -53,6 +57,9 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
 
     list: async (actor: Actor, query: ListInvoicesQuery) => {
       const moment = await workspaceMoment(deps, actor);
+      // In a test space, an invoice on a test clock is open or overdue by its clock's day.
+      const clockTimes = livemodeOf(actor.workspaceId) ? new Map<string, Date>() : await testClockRepository(em).frozenTimesInWorkspace(actor.workspaceId);
+      const clockTodays = new Map([...clockTimes].map(([id, at]) => [id, localDateOf(at, moment.account.timezone).date]));
       const filter = {
         customerId: query.customer,
         status: query.status,
@@ -61,30 +68,35 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         createdUntil: timeBound(query['created[lte]'], 'end'),
         metadata: query.metadata,
         today: moment.local.date,
+        clockTodays,
       };
       const pages = cursors.forList('invoices', actor.workspaceId);
       const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, pages.positionOf(query.cursor), query.limit);
       const lines = await invoices.linesOfEach(rows.slice(0, query.limit).map((row) => row.id));
+      const viewOf = (row: InvoiceRow): ViewContext => {
+        const today = row.testClockId ? clockTodays.get(row.testClockId) : undefined;
+        return today ? { ...moment.view, today } : moment.view;
+      };
       return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
         query.limit,
-        ({ row }) => invoiceView(row, lines.get(row.id) ?? [], moment.view),
+        ({ row }) => invoiceView(row, lines.get(row.id) ?? [], viewOf(row)),
       );
     },
 
     retrieve: async (actor: Actor, publicId: string) => {
       const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
       if (!loaded) throw notFound('invoice', publicId);
-      const moment = await workspaceMoment(deps, actor, loaded.account);
+      const moment = await workspaceMoment(deps, actor, loaded.account, loaded.invoice.testClockId);
       return { data: invoiceView(loaded.invoice, loaded.lines, moment.view) };
     },
 
     update: (actor: Actor, publicId: string, patch: UpdateInvoiceBody) =>
       retryingStaleReads(async () => {
         const id = invoiceIdOf(publicId);
-        const moment = await workspaceMoment(deps, actor);
         const current = await invoices.findInWorkspace(actor.workspaceId, id);
         if (!current) throw notFound('invoice', publicId);
+        const moment = await workspaceMoment(deps, actor, undefined, current.testClockId);
         assertEditable(current, 'edited');
         const currency = patch.currency ?? current.currency;
         const [customer, drafts] = await Promise.all([

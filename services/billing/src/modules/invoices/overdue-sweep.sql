@@ -6,19 +6,47 @@ begin;
 
 select
   "i"."id",
-  coalesce("a"."timezone", 'UTC') as "timezone"
+  coalesce("a"."timezone", 'UTC') as "timezone",
+  coalesce("c"."frozen_time", cast($1 as timestamptz)) as "now"
 from
   "billing"."invoices" as "i"
   left join "billing"."accounts" as "a" on "a"."workspace_id" = "i"."workspace_id"
+  left join "billing"."test_clocks" as "c" on "c"."id" = "i"."test_clock_id"
 where
-  "i"."status" = $1
+  "i"."status" = $2
   and "i"."overdue_event_at" is null
-  and "i"."due_date" < cast(timezone (coalesce("a"."timezone", 'UTC'), cast($2 as timestamptz)) as date)
+  and "i"."due_date" < cast(timezone (coalesce("a"."timezone", 'UTC'), coalesce("c"."frozen_time", cast($3 as timestamptz))) as date)
 order by
   "i"."due_date",
   "i"."id"
 limit
-  $3
+  $4
+for update of
+  "i" skip locked;
+
+commit;
+
+-- sweepClock
+begin;
+
+select
+  "i"."id",
+  coalesce("a"."timezone", 'UTC') as "timezone",
+  coalesce("c"."frozen_time", cast($1 as timestamptz)) as "now"
+from
+  "billing"."invoices" as "i"
+  left join "billing"."accounts" as "a" on "a"."workspace_id" = "i"."workspace_id"
+  left join "billing"."test_clocks" as "c" on "c"."id" = "i"."test_clock_id"
+where
+  "i"."status" = $2
+  and "i"."overdue_event_at" is null
+  and "i"."due_date" < cast(timezone (coalesce("a"."timezone", 'UTC'), coalesce("c"."frozen_time", cast($3 as timestamptz))) as date)
+  and "i"."test_clock_id" = $4
+order by
+  "i"."due_date",
+  "i"."id"
+limit
+  $5
 for update of
   "i" skip locked;
 

@@ -57,17 +57,31 @@ export class OverdueSweep {
     return this.#sweep.sweepOnce();
   }
 
-  async #markBatch(tx: EntityManager): Promise<number> {
+  /** The same sweep over one test clock's invoices only, at its time (the clock's stepper runs it at each step). */
+  sweepClock(testClockId: string): Promise<number> {
+    return batchSweep({ ...this.#options, intervalMs: 0 }, async (tx) => {
+      const marked = await this.#markBatch(tx, testClockId);
+      return { claimed: marked, done: marked };
+    }).sweepOnce();
+  }
+
+  /** `testClockId`: only that clock's invoices; none: every invoice, each at its own "now" (its clock's time, or real time). */
+  async #markBatch(tx: EntityManager, testClockId?: string): Promise<number> {
     const { clock, batchSize, publicUrlBase } = this.#options;
-    const now = clock.now();
-    const claimed = await sqlOf<BillingDatabase>(tx)
+    const realNow = clock.now();
+    let query = sqlOf<BillingDatabase>(tx)
       .selectFrom('invoices as i')
       .leftJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')
-      .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone')])
+      .leftJoin('test_clocks as c', 'c.id', 'i.test_clock_id')
+      .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone'), eb.fn.coalesce('c.frozen_time', eb.cast<Date>(eb.val(realNow), 'timestamptz')).as('now')])
       .where('i.status', '=', 'open')
       .where('i.overdue_event_at', 'is', null)
-      // Past due in the workspace's time zone: today there is `now` read on its wall clock.
-      .where('i.due_date', '<', (eb) => eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.cast(eb.val(now), 'timestamptz')]), 'date'))
+      // Past due in the workspace's time zone: today there is "now" read on its wall clock; for an invoice on a test clock, the clock's time.
+      .where('i.due_date', '<', (eb) =>
+        eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.fn.coalesce('c.frozen_time', eb.cast<Date>(eb.val(realNow), 'timestamptz'))]), 'date'),
+      );
+    if (testClockId !== undefined) query = query.where('i.test_clock_id', '=', testClockId);
+    const claimed = await query
       .orderBy('i.due_date')
       .orderBy('i.id')
       .limit(batchSize)
@@ -76,11 +90,13 @@ export class OverdueSweep {
       .execute();
     if (claimed.length === 0) return 0;
     const timeZones = new Map(claimed.map((row) => [row.id, row.timezone]));
+    const nows = new Map(claimed.map((row) => [row.id, new Date(row.now)]));
     const invoices = invoiceRepository(tx);
     const rows = await tx.find(InvoiceEntity, { id: { $in: [...timeZones.keys()] } });
     const lines = await invoices.linesOfEach(rows.map((row) => row.id));
     const correlationId = `overdue-sweep-${randomUUID()}`;
     for (const row of rows) {
+      const now = nows.get(row.id) ?? realNow;
       const system: Actor = { workspaceId: row.workspaceId, keyId: null, requestId: correlationId, idempotencyKey: null };
       tx.assign(row, { overdueEventAt: now });
       timelineRepository(tx).add(tx, timelineEntry(row, { type: 'overdue', due_date: row.dueDate! }, system, now));

@@ -2,6 +2,7 @@ import { BILLING_SUBJECTS, toPublicId, type MessageAttachment } from '@invoicing
 import { DocumentRefusedError, DocumentTooLargeError, PeriodicTask, type Orm, type ServiceClient } from '@invoicing/service-kit';
 import { AppError } from '@invoicing/service-kit/app-error';
 import type { Clock } from '@invoicing/service-kit/clock';
+import { livemodeOf } from '@invoicing/service-kit/data-space';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../../shared/actor.ts';
@@ -9,6 +10,7 @@ import { localDateOf } from '../../shared/clock.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { defaultAccount } from '../account/account.domain.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
+import { clockFor } from '../invoices/invoice-deps.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
 import type { MailTransport, OutgoingMail } from './mail-transport.ts';
 import { headerText, composeEmail } from './message-templates.ts';
@@ -18,7 +20,8 @@ import { MESSAGE_ATTACHMENTS_MAX_BYTES } from '@invoicing/contracts';
 
 export interface MailWorkerOptions {
   orm: Orm;
-  transport: MailTransport;
+  /** Where each mode's e-mails go: test mode's, by default, only to files (TEST_MODE_MAIL). */
+  transports: { live: MailTransport; test: MailTransport };
   /** The documents service: the stored PDFs and e-invoices a message attaches. */
   documents: ServiceClient;
   clock: Clock;
@@ -102,7 +105,9 @@ export class MailWorker {
     const system: Actor = { workspaceId: claimed.workspaceId, keyId: null, requestId: claimed.correlationId ?? `message-${claimed.id}`, idempotencyKey: null };
     const loaded = await invoiceRepository(em).findWithLinesAndSettings(claimed.workspaceId, claimed.invoiceId);
     if (!loaded) return this.#fail(claimed, system, 'the invoice no longer exists', false);
-    const now = clock.now();
+    // A message about an invoice on a test clock is dated by the clock.
+    const invoiceClock = await clockFor({ em, clock }, loaded.invoice.testClockId);
+    const now = invoiceClock.now();
     const account = loaded.account ?? defaultAccount(claimed.workspaceId, now);
     const view = { today: localDateOf(now, account.timezone).date, publicUrlBase };
     const invoice = invoiceView(loaded.invoice, loaded.lines, view);
@@ -133,9 +138,9 @@ export class MailWorker {
     };
     // Everything the record of success needs is made before sending, so nothing but one statement follows the server's answer.
     const sentAttachments: MessageAttachment[] = attachments.map((each) => ({ filename: each.filename, content_type: each.contentType, size: each.content.length }));
-    const sentEvent = billingEvent(claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent, { object: invoice }, system, clock.now());
+    const sentEvent = billingEvent(claimed.kind === 'reminder' ? BILLING_SUBJECTS.invoiceReminderSent : BILLING_SUBJECTS.invoiceSent, { object: invoice }, system, invoiceClock.now());
     const startedAt = Date.now();
-    const result = await this.#options.transport.send(mail);
+    const result = await this.#options.transports[livemodeOf(claimed.workspaceId) ? 'live' : 'test'].send(mail);
     const logFields = {
       request_id: claimed.correlationId ?? undefined,
       workspace_id: claimed.workspaceId,
@@ -154,7 +159,7 @@ export class MailWorker {
         }
       }
       this.#options.announce();
-      if (result.file) this.#options.log.info({ ...logFields, outcome: 'written', path: result.file }, `e-mail written to ${result.file} (SMTP_URL is unset)`);
+      if (result.file) this.#options.log.info({ ...logFields, outcome: 'written', path: result.file }, `e-mail written to ${result.file}`);
       else this.#options.log.info({ ...logFields, outcome: 'sent', refused: result.refused.length }, 'e-mail delivery attempted');
       return;
     }

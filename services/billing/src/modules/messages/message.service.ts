@@ -23,7 +23,7 @@ export const messageService = (deps: InvoiceDeps, cursors: CursorCodec) => {
     send: async (actor: Actor, publicId: string, body: SendInvoiceBody | undefined) => {
       const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
       if (!loaded) throw notFound('invoice', publicId);
-      const moment = await workspaceMoment(deps, actor, loaded.account);
+      const moment = await workspaceMoment(deps, actor, loaded.account, loaded.invoice.testClockId);
       const invoice = invoiceView(loaded.invoice, loaded.lines, moment.view);
       const customer = await catalog.customer(actor, loaded.invoice.customerId);
       await followCustomerEmailStatus(em, actor.workspaceId, customer);

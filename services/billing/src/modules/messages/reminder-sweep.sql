@@ -7,12 +7,14 @@ begin;
 select
   "i"."id",
   "i"."workspace_id",
-  "a"."timezone"
+  "a"."timezone",
+  coalesce("c"."frozen_time", cast($1 as timestamptz)) as "now"
 from
   "billing"."invoices" as "i"
   inner join "billing"."accounts" as "a" on "a"."workspace_id" = "i"."workspace_id"
+  left join "billing"."test_clocks" as "c" on "c"."id" = "i"."test_clock_id"
 where
-  "i"."status" = $1
+  "i"."status" = $2
   and "i"."due_date" is not null
   and jsonb_array_length("a"."reminder_days") > 0
   and exists (
@@ -21,7 +23,7 @@ where
     from
       jsonb_array_elements_text("a"."reminder_days") as d (days)
     where
-      "i"."due_date" + d.days::int <= cast(timezone ("a"."timezone", cast($2 as timestamptz)) as date)
+      "i"."due_date" + d.days::int <= cast(timezone ("a"."timezone", coalesce("c"."frozen_time", cast($3 as timestamptz))) as date)
       and "i"."due_date" + d.days::int >= cast(timezone ("a"."timezone", "i"."finalized_at") as date)
       and (
         "i"."last_reminder_on" is null
@@ -32,7 +34,47 @@ order by
   "i"."due_date",
   "i"."id"
 limit
-  $3
+  $4
+for update of
+  "i" skip locked;
+
+commit;
+
+-- sweepClock
+begin;
+
+select
+  "i"."id",
+  "i"."workspace_id",
+  "a"."timezone",
+  coalesce("c"."frozen_time", cast($1 as timestamptz)) as "now"
+from
+  "billing"."invoices" as "i"
+  inner join "billing"."accounts" as "a" on "a"."workspace_id" = "i"."workspace_id"
+  left join "billing"."test_clocks" as "c" on "c"."id" = "i"."test_clock_id"
+where
+  "i"."status" = $2
+  and "i"."due_date" is not null
+  and jsonb_array_length("a"."reminder_days") > 0
+  and exists (
+    select
+      1
+    from
+      jsonb_array_elements_text("a"."reminder_days") as d (days)
+    where
+      "i"."due_date" + d.days::int <= cast(timezone ("a"."timezone", coalesce("c"."frozen_time", cast($3 as timestamptz))) as date)
+      and "i"."due_date" + d.days::int >= cast(timezone ("a"."timezone", "i"."finalized_at") as date)
+      and (
+        "i"."last_reminder_on" is null
+        or "i"."due_date" + d.days::int > "i"."last_reminder_on"
+      )
+  )
+  and "i"."test_clock_id" = $4
+order by
+  "i"."due_date",
+  "i"."id"
+limit
+  $5
 for update of
   "i" skip locked;
 

@@ -62,25 +62,38 @@ export class ReminderSweep {
     return this.#sweep.sweepOnce();
   }
 
-  async #remindBatch(tx: EntityManager): Promise<{ claimed: number; queued: number }> {
+  /** The same sweep over one test clock's invoices only, at its time (the clock's stepper runs it at each step). */
+  sweepClock(testClockId: string): Promise<number> {
+    return batchSweep({ ...this.#options, intervalMs: 0 }, async (tx) => {
+      const { claimed, queued } = await this.#remindBatch(tx, testClockId);
+      return { claimed, done: queued };
+    }).sweepOnce();
+  }
+
+  /** `testClockId`: only that clock's invoices; none: every invoice, each at its own "now" (its clock's time, or real time). */
+  async #remindBatch(tx: EntityManager, testClockId?: string): Promise<{ claimed: number; queued: number }> {
     const { clock, batchSize, publicUrlBase, catalog } = this.#options;
-    const now = clock.now();
+    const realNow = clock.now();
     // Open invoices with a due date in workspaces that set reminder days, whose latest reminder day
     // up to today (in the workspace's time zone) is later than the last one sent. The day itself is
     // computed again in TypeScript (reminderDue) from the row, the same rule the SQL narrows by.
-    const claimed = await sqlOf<BillingDatabase>(tx)
+    const nowOf = sql<Date>`coalesce(${sql.ref('c.frozen_time')}, cast(${realNow} as timestamptz))`;
+    let query = sqlOf<BillingDatabase>(tx)
       .selectFrom('invoices as i')
       .innerJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')
-      .select(['i.id', 'i.workspace_id', 'a.timezone'])
+      .leftJoin('test_clocks as c', 'c.id', 'i.test_clock_id')
+      .select(['i.id', 'i.workspace_id', 'a.timezone', nowOf.as('now')])
       .where('i.status', '=', 'open')
       .where('i.due_date', 'is not', null)
       .where(sql<boolean>`jsonb_array_length(${sql.ref('a.reminder_days')}) > 0`)
       .where(
         sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref('a.reminder_days')}) as d (days)
-          where ${sql.ref('i.due_date')} + d.days::int <= cast(timezone(${sql.ref('a.timezone')}, cast(${now} as timestamptz)) as date)
+          where ${sql.ref('i.due_date')} + d.days::int <= cast(timezone(${sql.ref('a.timezone')}, ${nowOf}) as date)
           and ${sql.ref('i.due_date')} + d.days::int >= cast(timezone(${sql.ref('a.timezone')}, ${sql.ref('i.finalized_at')}) as date)
           and (${sql.ref('i.last_reminder_on')} is null or ${sql.ref('i.due_date')} + d.days::int > ${sql.ref('i.last_reminder_on')}))`,
-      )
+      );
+    if (testClockId !== undefined) query = query.where('i.test_clock_id', '=', testClockId);
+    const claimed = await query
       .orderBy('i.due_date')
       .orderBy('i.id')
       .limit(batchSize)
@@ -91,7 +104,8 @@ export class ReminderSweep {
     let queued = 0;
     const correlationId = `reminder-sweep-${randomUUID()}`;
     const invoices = invoiceRepository(tx);
-    for (const { id, workspace_id: workspaceId } of claimed) {
+    for (const { id, workspace_id: workspaceId, now: claimedNow } of claimed) {
+      const now = new Date(claimedNow);
       const loaded = await invoices.findWithLinesAndSettings(workspaceId, id);
       if (!loaded) continue;
       const account = loaded.account ?? defaultAccount(workspaceId, now);

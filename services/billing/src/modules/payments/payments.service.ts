@@ -121,7 +121,7 @@ export const paymentsService = (deps: InvoiceDeps) => {
       const invoiceId = invoiceIdOf(publicId);
       const [invoice] = await paymentRepository(tx).lockInvoices(tx, actor.workspaceId, [invoiceId]);
       if (!invoice) throw notFound('invoice', publicId);
-      const moment = await workspaceMoment(deps, actor);
+      const moment = await workspaceMoment(deps, actor, undefined, invoice.testClockId);
       const recorded = recordedOrThrow((await recordPaymentsIn(tx, actor, [{ invoiceId, request: request(invoice) }], moment))[0]!);
       deps.announce();
       return { ...recorded, moment };

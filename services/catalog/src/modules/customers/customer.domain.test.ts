@@ -13,6 +13,7 @@ const makeCustomer = (overrides: Partial<CustomerRow> = {}): CustomerRow => ({
   name: 'Acme',
   email: 'ap@acme.test',
   emailStatus: 'ok',
+  testClockId: null,
   phone: null,
   taxId: 'US-1',
   address: address(),

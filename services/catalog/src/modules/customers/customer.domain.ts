@@ -32,13 +32,15 @@ const assertCustomerFits = (row: CustomerRow): void => {
   assertIdentifierFits(row);
 };
 
-export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: Date): CustomerRow => {
+/** `testClockId`: the clock named by `test_clock`, once billing said it exists in the workspace. */
+export const newCustomer = (workspaceId: string, body: CreateCustomerBody, now: Date, testClockId: string | null = null): CustomerRow => {
   const row: CustomerRow = {
     id: newId(),
     workspaceId,
     name: body.name,
     email: body.email ?? null,
     emailStatus: 'ok',
+    testClockId,
     phone: body.phone ?? null,
     taxId: body.tax_id ?? null,
     address: mergeAddress(EMPTY_ADDRESS, body.address),
@@ -113,6 +115,7 @@ export const customerView = (row: CustomerRow): Customer => ({
   contact_name: row.contactName ?? null,
   preferred_locale: row.preferredLocale ?? null,
   email_status: row.emailStatus ?? 'ok',
+  test_clock: row.testClockId ? toPublicId('testClock', row.testClockId) : null,
   deleted: row.deleted,
   metadata: row.metadata,
   created: row.created.toISOString(),

@@ -11,6 +11,8 @@ export const CustomerEntity = defineEntity({
     email: p.text().nullable(),
     /** `bounced` after billing reported a permanent refusal of `email` (billing.email.suppressed); `ok` again once it changes. */
     emailStatus: p.enum<readonly ('ok' | 'bounced')[]>(['ok', 'bounced']),
+    /** The test clock (billing's) whose time the customer's invoices and subscriptions follow; null: real time. */
+    testClockId: p.uuid().nullable(),
     phone: p.text().nullable(),
     taxId: p.text().nullable(),
     address: p.json<Address>(),

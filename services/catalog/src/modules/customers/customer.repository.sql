@@ -43,6 +43,7 @@ insert into
     "name",
     "email",
     "email_status",
+    "test_clock_id",
     "phone",
     "tax_id",
     "address",
@@ -64,6 +65,7 @@ values
     'Müller GmbH',
     'billing@mueller.example',
     'ok',
+    null,
     null,
     null,
     '{"line1":null,"line2":null,"city":"Berlin","state":null,"postal_code":null,"country":"DE"}',
@@ -89,3 +91,9 @@ where
   "workspace_id" = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887'
   and "email" ilike 'billing@mueller.example'
   and "email_status" = 'ok';
+
+-- removeOfTestClock
+delete from "catalog"."customers"
+where
+  "workspace_id" = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887'
+  and "test_clock_id" = '0190f3e2-d4a1-7b2c-8e3f-1a2b3c4d5e6f';

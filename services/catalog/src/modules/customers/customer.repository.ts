@@ -35,6 +35,9 @@ export const customerRepository = (em: EntityManager) => ({
    */
   markEmailBounced: (workspaceId: string, address: string): Promise<number> =>
     em.nativeUpdate(CustomerEntity, { workspaceId, email: { $ilike: address.replace(/[\\%_]/g, '\\$&') }, emailStatus: 'ok' }, { emailStatus: 'bounced' }),
+
+  /** Deletes the customers living on a deleted test clock; returns how many. */
+  removeOfTestClock: (workspaceId: string, testClockId: string): Promise<number> => em.nativeDelete(CustomerEntity, { workspaceId, testClockId }),
 });
 
 export type CustomerRepository = ReturnType<typeof customerRepository>;

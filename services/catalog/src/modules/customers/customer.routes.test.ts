@@ -38,10 +38,28 @@ describe('customers', () => {
       contact_name: null,
       preferred_locale: null,
       email_status: 'ok',
+      test_clock: null,
       deleted: false,
       metadata: {},
       created: expect.stringMatching(ISO_MS_UTC),
     });
+  });
+
+  it('puts a customer on a test clock billing knows (404 for one it does not, nothing made); deleting the clock’s customers leaves the others', async () => {
+    const client = catalog.workspace();
+    const clockId = '0190f3e2-c1b2-7a8e-9d1f-3c4b5a697887';
+    const clock = `clock_${clockId.replaceAll('-', '')}`;
+    expectProblem(await client.post('/api/v1/customers', { name: 'On no clock', test_clock: clock }), 404, 'not_found');
+    expectProblem(await client.post('/api/v1/customers', { name: 'Bad id', test_clock: 'cus_123' }), 400, 'invalid_request');
+    expect(await listAll(client, '/api/v1/customers')).toEqual([]);
+    catalog.testClocks.add(clockId);
+    const onClock = await createCustomer(client, { name: 'On the clock', test_clock: clock });
+    expect(onClock.test_clock).toBe(clock);
+    const other = await createCustomer(client, { name: 'Real time' });
+    const deleted = await client.post(`/internal/v1/test_clocks/${clock}/customers/delete`, {});
+    expect(deleted.json()).toEqual({ data: { count: 1 } });
+    expect((await client.get(`/api/v1/customers/${onClock.id}`)).statusCode).toBe(404);
+    expect((await client.get(`/api/v1/customers/${other.id}`)).statusCode).toBe(200);
   });
 
   it('keeps the e-invoice fields sent (scheme uppercased), changes them by PATCH and clears them with ""', async () => {

@@ -1,12 +1,13 @@
-import type { CreateCustomerBody, ListCustomersQuery, UpdateCustomerBody } from '@invoicing/contracts';
-import { loadByPublicId, type Clock, type CursorCodec } from '@invoicing/service-kit';
+import { parsePublicId, toPublicId, type CreateCustomerBody, type ListCustomersQuery, type UpdateCustomerBody } from '@invoicing/contracts';
+import { loadByPublicId, notFound, type Caller, type Clock, type CursorCodec } from '@invoicing/service-kit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { changeByPublicId } from '../../shared/by-public-id.ts';
 import { archivedCustomer, customerChanges, customerView, newCustomer } from './customer.domain.ts';
 import { CustomerEntity, type CustomerRow } from './customer.entity.ts';
 import { customerRepository } from './customer.repository.ts';
+import type { TestClockReader } from '../../shared/test-clocks.ts';
 
-export const customerService = (em: EntityManager, clock: Clock, cursors: CursorCodec) => {
+export const customerService = (em: EntityManager, clock: Clock, cursors: CursorCodec, testClocks: TestClockReader) => {
   const customers = customerRepository(em);
 
   const changeCustomer = async (workspaceId: string, publicId: string, change: (row: CustomerRow) => Partial<CustomerRow>) => ({
@@ -21,8 +22,11 @@ export const customerService = (em: EntityManager, clock: Clock, cursors: Cursor
       return pages.toPage(rows, query.limit, customerView);
     },
 
-    create: async (workspaceId: string, body: CreateCustomerBody) => {
-      const row = customers.add(newCustomer(workspaceId, body, clock.now()));
+    /** `caller`: whose identity asks billing whether `test_clock` names a clock of the workspace's space. */
+    create: async (workspaceId: string, body: CreateCustomerBody, caller: Caller) => {
+      const testClockId = body.test_clock ?? null;
+      if (testClockId !== null && !(await testClocks.exists(caller, testClockId))) throw notFound('test_clock', toPublicId('testClock', testClockId));
+      const row = customers.add(newCustomer(workspaceId, body, clock.now(), testClockId));
       await em.flush();
       return { data: customerView(row) };
     },
@@ -35,6 +39,13 @@ export const customerService = (em: EntityManager, clock: Clock, cursors: Cursor
       changeCustomer(workspaceId, publicId, (row) => customerChanges(row, patch)),
 
     archive: (workspaceId: string, publicId: string) => changeCustomer(workspaceId, publicId, archivedCustomer),
+
+    /** A deleted test clock's customers go with it (billing asks, over the internal route). */
+    removeOfTestClock: async (workspaceId: string, publicClockId: string) => {
+      const testClockId = parsePublicId('testClock', publicClockId);
+      if (testClockId === undefined) throw notFound('test_clock', publicClockId);
+      return { data: { count: await customers.removeOfTestClock(workspaceId, testClockId) } };
+    },
   };
 };
 

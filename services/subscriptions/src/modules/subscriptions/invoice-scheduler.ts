@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parsePublicId, SUBSCRIPTIONS_SUBJECTS, type CreateSubscriptionInvoiceBody } from '@invoicing/contracts';
 import { PeriodicTask, unavailable, type Orm } from '@invoicing/service-kit';
-import type { Clock } from '@invoicing/service-kit/clock';
+import { fixedClock, type Clock } from '@invoicing/service-kit/clock';
 import { systemActor, type Actor } from '../../shared/actor.ts';
 import { addSubscriptionEvent } from '../../shared/events.ts';
 import type { BillingClient } from '../../shared/upstreams.ts';
@@ -78,7 +78,7 @@ export class InvoiceScheduler {
     const worker = async () => {
       for (let row = queue.shift(); row; row = queue.shift()) {
         try {
-          await this.#invoiceDue(row, timeZones);
+          await this.#invoiceDue(row, timeZones, clock);
         } catch (error) {
           failures.push(error);
           // Free at once: the next tick, after the back-off, tries it again.
@@ -93,9 +93,31 @@ export class InvoiceScheduler {
     return claimed.length === limit;
   }
 
-  /** Every due period of one claimed subscription, oldest first, then its next action. */
-  async #invoiceDue(claimed: SubscriptionRow, timeZones: Map<string, Promise<string>>): Promise<void> {
-    const { orm, clock, billing } = this.#options;
+  /**
+   * A test clock's subscriptions, invoiced at the clock's time `at` as runOnce does in real time
+   * (billing's clock stepper asks, at each step): answers how many periods were invoiced.
+   */
+  async runClock(workspaceId: string, testClockId: string, at: Date): Promise<number> {
+    const { orm, clock: realClock, leaseMs } = this.#options;
+    const clock = fixedClock(at);
+    const claimed = await subscriptionRepository(orm.em.fork()).claimDueOnClock(workspaceId, testClockId, at, realClock.now(), leaseMs);
+    const timeZones = new Map<string, Promise<string>>();
+    let invoiced = 0;
+    for (const row of claimed) {
+      try {
+        invoiced += await this.#invoiceDue(row, timeZones, clock);
+      } finally {
+        await subscriptionRepository(orm.em.fork())
+          .release(row.id, null, null)
+          .catch(() => {});
+      }
+    }
+    return invoiced;
+  }
+
+  /** Every period of one claimed subscription due by `clock`, oldest first, then its next action; answers how many were invoiced. */
+  async #invoiceDue(claimed: SubscriptionRow, timeZones: Map<string, Promise<string>>, clock: Clock): Promise<number> {
+    const { orm, billing } = this.#options;
     const em = orm.em.fork();
     const subscriptions = subscriptionRepository(em);
     const actor = systemActor(claimed.workspaceId, `subscriptions-${randomUUID()}`);
@@ -108,17 +130,21 @@ export class InvoiceScheduler {
     }
     let row: SubscriptionRow = { ...claimed, timeZone: await timeZone };
     const items = await subscriptions.itemsOf(row.id);
-    for (;;) {
+    for (let invoiced = 0; ; invoiced += 1) {
       const now = clock.now();
       const today = localDate(now, row.timeZone);
       const start = periodStart(row.startDate, cadenceOf(row), row.periodsInvoiced);
       if (row.cancelAt != null && start >= row.cancelAt) {
-        if (row.cancelAt <= today) return this.#cancelAsScheduled(row, items, actor, now);
-        return this.#reschedule(row);
+        if (row.cancelAt <= today) await this.#cancelAsScheduled(row, items, actor, now);
+        else await this.#reschedule(row);
+        return invoiced;
       }
-      if (start > today) return this.#reschedule(row);
-      const next = await this.#invoicePeriod(row, items, actor);
-      if (!next) return;
+      if (start > today) {
+        await this.#reschedule(row);
+        return invoiced;
+      }
+      const next = await this.#invoicePeriod(row, items, actor, clock);
+      if (!next) return invoiced;
       row = next;
     }
   }
@@ -129,8 +155,8 @@ export class InvoiceScheduler {
    * it with its `subscription.updated` event. Answers the subscription after it, or undefined
    * when billing refused and the subscription waits.
    */
-  async #invoicePeriod(row: SubscriptionRow, items: readonly SubscriptionItemRow[], actor: Actor): Promise<SubscriptionRow | undefined> {
-    const { orm, clock, billing, announce, onRefused } = this.#options;
+  async #invoicePeriod(row: SubscriptionRow, items: readonly SubscriptionItemRow[], actor: Actor, clock: Clock): Promise<SubscriptionRow | undefined> {
+    const { orm, billing, announce, onRefused } = this.#options;
     const em = orm.em.fork();
     const subscriptions = subscriptionRepository(em);
     const index = row.periodsInvoiced;

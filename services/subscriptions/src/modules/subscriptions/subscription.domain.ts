@@ -87,7 +87,7 @@ export const nextActionAt = (row: Pick<SubscriptionRow, 'status' | 'startDate' |
 export const newSubscription = (
   workspaceId: string,
   body: CreateSubscriptionBody,
-  context: { terms: PriceTerms; timeZone: string; now: Date },
+  context: { terms: PriceTerms; timeZone: string; now: Date; testClockId?: string | null },
 ): { row: SubscriptionRow; items: SubscriptionItemRow[] } => {
   const today = localDate(context.now, context.timeZone);
   const startDate = body.start_date ?? today;
@@ -98,6 +98,7 @@ export const newSubscription = (
     id: newId(),
     workspaceId,
     customerId: body.customer,
+    testClockId: context.testClockId ?? null,
     status: 'active',
     currency: context.terms.currency,
     interval: context.terms.cadence.interval,

@@ -9,6 +9,8 @@ export const SubscriptionEntity = defineEntity({
     id: p.uuid().primary(),
     workspaceId: p.uuid(),
     customerId: p.uuid(),
+    /** Its customer's test clock (billing's): its periods follow the clock's time, run by the clock's advances, never by the real-time scheduler. */
+    testClockId: p.uuid().nullable(),
     status: p.enum<readonly SubscriptionStatus[]>(['active', 'canceled']),
     currency: p.string().length(3),
     interval: p.enum<readonly RecurringInterval[]>(['day', 'week', 'month', 'year']),

@@ -22,6 +22,7 @@ insert into
     "id",
     "workspace_id",
     "customer_id",
+    "test_clock_id",
     "status",
     "currency",
     "interval",
@@ -46,6 +47,7 @@ values
     '00000000-0000-4000-8000-000000000002',
     '00000000-0000-4000-8000-000000000001',
     '00000000-0000-4000-8000-000000000003',
+    null,
     'active',
     'EUR',
     'month',
@@ -169,6 +171,7 @@ where
       "subscriptions"."subscriptions"
     where
       "next_action_at" <= $2
+      and "test_clock_id" is null
       and (
         "claimed_until" is null
         or "claimed_until" < $3
@@ -177,6 +180,32 @@ where
       "next_action_at"
     limit
       $4
+    for update
+      skip locked
+  )
+returning
+  *;
+
+-- claimDueOnClock
+update "subscriptions"."subscriptions"
+set
+  "claimed_until" = $1
+where
+  "id" in (
+    select
+      "id"
+    from
+      "subscriptions"."subscriptions"
+    where
+      "workspace_id" = $2
+      and "test_clock_id" = $3
+      and "next_action_at" <= $4
+      and (
+        "claimed_until" is null
+        or "claimed_until" < $5
+      )
+    order by
+      "next_action_at"
     for update
       skip locked
   )
@@ -248,3 +277,9 @@ where
   and "period_start" = $4;
 
 commit;
+
+-- removeOfTestClock
+delete from "subscriptions"."subscriptions"
+where
+  "workspace_id" = '00000000-0000-4000-8000-000000000001'
+  and "test_clock_id" = '00000000-0000-4000-8000-000000000005';

@@ -73,6 +73,8 @@ export const subscriptionRepository = (em: EntityManager) => ({
           .selectFrom('subscriptions')
           .select('id')
           .where('next_action_at', '<=', now)
+          // A subscription on a test clock moves with the clock (claimDueOnClock), never with real time.
+          .where('test_clock_id', 'is', null)
           .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', now)]))
           .orderBy('next_action_at')
           .limit(limit)
@@ -83,6 +85,34 @@ export const subscriptionRepository = (em: EntityManager) => ({
       .execute();
     return entityRows(em, SubscriptionEntity, rows);
   },
+
+  /**
+   * As claimDue, for the subscriptions of one test clock with something due by the clock's time
+   * `at`; the lease runs in real time (`now`), as every claim's does.
+   */
+  claimDueOnClock: async (workspaceId: string, testClockId: string, at: Date, now: Date, leaseMs: number): Promise<SubscriptionRow[]> => {
+    const rows = await sqlOf<SubscriptionsDatabase>(em)
+      .updateTable('subscriptions')
+      .set({ claimed_until: new Date(now.getTime() + leaseMs) })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('subscriptions')
+          .select('id')
+          .where('workspace_id', '=', workspaceId)
+          .where('test_clock_id', '=', testClockId)
+          .where('next_action_at', '<=', at)
+          .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', now)]))
+          .orderBy('next_action_at')
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returningAll()
+      .execute();
+    return entityRows(em, SubscriptionEntity, rows);
+  },
+
+  /** Deletes the subscriptions of a deleted test clock (their items and periods cascade); returns how many. */
+  removeOfTestClock: (workspaceId: string, testClockId: string): Promise<number> => em.nativeDelete(SubscriptionEntity, { workspaceId, testClockId }),
 
   /** Gives a claimed subscription back: free at once, or held until `until` (a refusal to wait out). */
   release: async (id: string, until: Date | null, lastError: string | null): Promise<void> => {

@@ -43,6 +43,13 @@ export interface SubscriptionDeps {
   nudgeScheduler: () => void;
 }
 
+/** The UUID behind a `clock_` path ID (billing's internal calls); a malformed one names nothing (404). */
+export const testClockIdOf = (publicId: string): string => {
+  const id = parsePublicId('testClock', publicId);
+  if (id === undefined) throw notFound('test_clock', publicId);
+  return id;
+};
+
 export const subscriptionService = ({ em, clock, catalog, billing, cursors, announce, nudgeScheduler }: SubscriptionDeps) => {
   const subscriptions = subscriptionRepository(em);
 
@@ -69,13 +76,17 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
     return row;
   };
 
+  /** "Now" for a subscription: its test clock's time when it lives on one (a clock deleted meanwhile: real time). */
+  const nowOf = async (actor: Actor, testClockId: string | null | undefined): Promise<Date> =>
+    (testClockId ? await billing.testClockTime(actor.caller, testClockId) : undefined) ?? clock.now();
+
   /** Runs a change on the locked subscription, with its event, and answers the subscription after it. */
   const change = async (
     actor: Actor,
     publicId: string,
     apply: (tx: EntityManager, row: NonNullable<Awaited<ReturnType<typeof subscriptions.findForUpdate>>>, now: Date) => Promise<'updated' | 'canceled'>,
   ) => {
-    const now = clock.now();
+    const now = await nowOf(actor, (await load(actor, publicId)).testClockId);
     const view = await em.transactional(async (tx) => {
       const row = await subscriptions.findForUpdate(tx, actor.workspaceId, idOf(publicId));
       if (!row) throw notFound('subscription', publicId);
@@ -97,8 +108,12 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
       const [customer, prices, timeZone] = await Promise.all([catalog.customer(actor.caller, body.customer), pricesOf(actor, body.items), billing.timeZone(actor.caller)]);
       if (!customer) throw notFound('customer', toPublicId('customer', body.customer));
       if (customer.deleted) throw invalidRequest('A deleted customer cannot be subscribed.', [{ path: 'customer', message: `${customer.id} is deleted` }]);
-      const now = clock.now();
-      const { row, items } = newSubscription(actor.workspaceId, body, { terms: termsOfPrices(prices), timeZone, now });
+      // A customer on a test clock: the subscription lives on it, and starts by the clock's time.
+      const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
+      const clockTime = testClockId ? await billing.testClockTime(actor.caller, testClockId) : undefined;
+      if (testClockId && !clockTime) throw notFound('test_clock', customer.test_clock!);
+      const now = clockTime ?? clock.now();
+      const { row, items } = newSubscription(actor.workspaceId, body, { terms: termsOfPrices(prices), timeZone, now, testClockId });
       const view = subscriptionView(row, items, now);
       await em.transactional(async (tx) => {
         subscriptions.add(tx, row, items);
@@ -112,20 +127,26 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
       return { data: view };
     },
 
+    /** A deleted test clock's subscriptions go with it (billing asks, over the internal route). */
+    removeOfTestClock: async (actor: Actor, publicClockId: string) => ({ data: { count: await subscriptions.removeOfTestClock(actor.workspaceId, testClockIdOf(publicClockId)) } }),
+
     retrieve: async (actor: Actor, publicId: string) => {
       const row = await load(actor, publicId);
-      return { data: subscriptionView(row, await subscriptions.itemsOf(row.id), clock.now()) };
+      return { data: subscriptionView(row, await subscriptions.itemsOf(row.id), await nowOf(actor, row.testClockId)) };
     },
 
     list: async (actor: Actor, query: ListSubscriptionsQuery) => {
       const pages = cursors.forList('subscriptions', actor.workspaceId);
       const rows = await subscriptions.pageNewestFirst(actor.workspaceId, { customerId: query.customer, status: query.status, metadata: query.metadata }, pages.positionOf(query.cursor), query.limit);
       const items = await subscriptions.itemsOfEach(rows.slice(0, query.limit).map((row) => row.id));
+      // Each test clock on the page read once: its subscriptions' current periods are by its time.
+      const clockIds = [...new Set(rows.slice(0, query.limit).flatMap((row) => (row.testClockId ? [row.testClockId] : [])))];
+      const clockTimes = new Map(await Promise.all(clockIds.map(async (id) => [id, await nowOf(actor, id)] as const)));
       const now = clock.now();
       return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
         query.limit,
-        ({ row }) => subscriptionView(row, items.get(row.id) ?? [], now),
+        ({ row }) => subscriptionView(row, items.get(row.id) ?? [], (row.testClockId ? clockTimes.get(row.testClockId) : undefined) ?? now),
       );
     },
 
