@@ -935,6 +935,7 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
             /**
              * @description A `clock_` ID of a test clock of this test mode (404 when there is none): the customer lives on that clock. Cannot change later.
              * @example clock_0190f3e2c1b27a8e9d1f3c4b5a697887
@@ -954,6 +955,15 @@ export interface components {
             postal_code?: string | null;
             /** @description ISO 3166-1 alpha-2, any case; returned uppercase. Trimmed; an empty string or null means no value (on update it clears the field). */
             country?: components["schemas"]["CountryCode"] | "" | null;
+        };
+        /**
+         * @description Up to 50 keys (at most 40 characters) with string values (at most 500). Merged by key into the object's metadata: a key sent as "" is removed, keys not sent stay. More than 50 keys after the merge is a 400.
+         * @example {
+         *       "order_id": "6735"
+         *     }
+         */
+        MetadataInput: {
+            [key: string]: string;
         };
         UpdateCustomerBody: {
             /** @description Full legal or trade name; at least 1 character besides spaces. */
@@ -986,6 +996,7 @@ export interface components {
             contact_name?: string | null;
             /** @description BCP 47 tag such as `de` or `fr-CH`; null: the account’s `locale`. */
             preferred_locale?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         CreateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -1002,6 +1013,7 @@ export interface components {
              * @default true
              */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateProductBody: {
             /** @description 1 to 200 characters besides surrounding spaces. */
@@ -1012,6 +1024,7 @@ export interface components {
             images?: string[];
             /** @description False archives the product, true reactivates it. */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /**
          * @description An active ISO 4217 currency code. Listed uppercase; the server also accepts it in lower or mixed case and returns it uppercase.
@@ -1046,6 +1059,7 @@ export interface components {
             tax_rate?: number;
             /** @description Internal label, hidden from customers. Trimmed; an empty string or null means no value (on update it clears the field). */
             nickname?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         RecurringInput: {
             /** @description `day`, `week`, `month` or `year`. */
@@ -1074,6 +1088,7 @@ export interface components {
             tax_rate?: number;
             /** @description False archives the price, true reactivates it. */
             active?: boolean;
+            metadata?: components["schemas"]["MetadataInput"];
         } & unknown;
         /** @enum {string} */
         InvoiceStatus: "draft" | "open" | "overdue" | "paid" | "void";
@@ -1171,6 +1186,7 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
+            metadata?: components["schemas"]["MetadataInput"];
             /** @description 1 to 250 lines. */
             items: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1516,6 +1532,7 @@ export interface components {
             payee?: components["schemas"]["PayeeInput"] | null;
             /** @description An earlier invoice this one refers to (BG-3); null removes it. */
             preceding_invoice?: components["schemas"]["PrecedingInvoiceInput"] | null;
+            metadata?: components["schemas"]["MetadataInput"];
             /** @description Replaces every line; at least one. */
             items?: components["schemas"]["InvoiceItemInput"][];
         } & unknown;
@@ -1624,7 +1641,7 @@ export interface components {
             invoice_behavior?: "finalize" | "draft";
             /** @description After `start_date`. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         SubscriptionItemInput: {
             /**
@@ -1638,17 +1655,13 @@ export interface components {
              */
             quantity?: number;
         };
-        /** @description Up to 50 keys (at most 40 characters) with string values (at most 500). On update it merges by key; a key set to "" is removed. */
-        Metadata: {
-            [key: string]: string;
-        };
         UpdateSubscriptionBody: {
             /** @description Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval. */
             items?: components["schemas"]["SubscriptionItemInput"][];
             days_until_due?: number | null;
             /** @description Null removes a scheduled cancellation. */
             cancel_at?: string | null;
-            metadata?: components["schemas"]["Metadata"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /**
          * @example {
@@ -1809,6 +1822,7 @@ export interface components {
             enabled_events: ("*" | components["schemas"]["WebhookEventType"])[] & unknown;
             /** @description At most 500 characters. Trimmed; an empty string or null means no value (on update it clears the field). */
             description?: string | null;
+            metadata?: components["schemas"]["MetadataInput"];
         };
         UpdateWebhookEndpointBody: {
             /**
@@ -1828,6 +1842,7 @@ export interface components {
             description?: string | null;
             /** @description `disabled` stops deliveries (pending retries are dropped); `enabled` resumes them for new events. */
             status?: components["schemas"]["WebhookEndpointStatus"];
+            metadata?: components["schemas"]["MetadataInput"];
         };
         /** @enum {string} */
         WebhookEndpointStatus: "enabled" | "disabled";
@@ -1919,6 +1934,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "customer";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Full legal or trade name. */
             name: string;
             email: string | null;
@@ -1952,6 +1969,7 @@ export interface components {
             test_clock: string | null;
             /** @description True once archived. */
             deleted: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -1967,6 +1985,10 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, uppercase. */
             country: string | null;
         };
+        /** @description Your own key-value pairs: up to 50 keys (at most 40 characters) with string values (at most 500); `{}` when none. */
+        Metadata: {
+            [key: string]: string;
+        };
         CustomerData: {
             data: components["schemas"]["Customer"];
         };
@@ -1980,6 +2002,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "product";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Default line description when one of its prices is used on an invoice. */
             name: string;
             description: string | null;
@@ -1987,6 +2011,7 @@ export interface components {
             images: string[];
             /** @description True while available in the catalog; false once archived. */
             active: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2012,6 +2037,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "price";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * @description The `prod_` ID of the parent product; never changes.
              * @example prod_0190f3e2c1b27a8e9d1f3c4b5a697887
@@ -2038,6 +2065,7 @@ export interface components {
             tax_rate: number;
             /** @description True while the price can be put on new invoice lines. */
             active: boolean;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2062,6 +2090,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2162,6 +2192,7 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2250,6 +2281,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice_attachment";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description As sent (BT-125 filename). */
             filename: string;
             content_type: components["schemas"]["AttachmentContentType"];
@@ -2343,6 +2376,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoiceitem";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `price_` ID of a catalog line; null for ad-hoc lines. */
             price: string | null;
             /** @description `prod_` ID of a catalog line; null for ad-hoc lines. */
@@ -2454,6 +2489,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "invoice";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description Null while draft; assigned at finalization from the consecutive series. */
             number: string | null;
             /** @description `overdue` is an open invoice past its due date in the workspace’s time zone. */
@@ -2554,6 +2591,7 @@ export interface components {
             snapshot_sha256: string | null;
             /** @description SHA-256 (hex) of the previous invoice’s chain value in the series followed by this snapshot hash. */
             chain_sha256: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2575,6 +2613,8 @@ export interface components {
             type: "created";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2588,6 +2628,8 @@ export interface components {
             type: "updated";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2601,6 +2643,8 @@ export interface components {
             type: "finalized";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2615,6 +2659,8 @@ export interface components {
             type: "paid";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2630,6 +2676,8 @@ export interface components {
             type: "voided";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2644,6 +2692,8 @@ export interface components {
             type: "overdue";
             /** @constant */
             object: "timeline_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2669,6 +2719,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "payment";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `in_` ID of the invoice paid. */
             invoice: string;
             /** @description Minor units of `currency`. */
@@ -2705,6 +2757,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2727,6 +2781,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement_entry";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             booking_date: string | null;
             /** @description Minor units of `currency`, always positive; `credit_debit` tells the direction. */
             amount: number;
@@ -2758,6 +2814,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "bank_statement";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The account the statement is of (its IBAN, or the other identification the bank gave). */
             account_iban: string | null;
             from: string | null;
@@ -2783,6 +2841,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `cus_` ID. */
             customer: string;
             /** @enum {string} */
@@ -2825,9 +2885,7 @@ export interface components {
             /** @description No period starting on or after this date is invoiced; the subscription is canceled on it. */
             cancel_at: string | null;
             canceled_at: string | null;
-            metadata: {
-                [key: string]: string;
-            };
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -2839,6 +2897,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "subscription_item";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `price_` ID of a recurring price. */
             price: string;
             quantity: number;
@@ -2854,6 +2914,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "message";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `in_` ID. */
             invoice: string;
             /** @enum {string} */
@@ -2891,6 +2953,7 @@ export interface components {
         /**
          * @example {
          *       "object": "numbering",
+         *       "livemode": true,
          *       "number_format": "INV-{YYYY}-{SEQ:4}",
          *       "timezone": "Europe/Berlin",
          *       "current_period": "2026",
@@ -2899,6 +2962,7 @@ export interface components {
          *       "series": [
          *         {
          *           "object": "number_series",
+         *           "livemode": true,
          *           "format": "INV-{YYYY}-{SEQ:4}",
          *           "period": "2026",
          *           "issued": 42,
@@ -2914,6 +2978,8 @@ export interface components {
         Numbering: {
             /** @constant */
             object: "numbering";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description The format finalization uses now. */
             number_format: string;
             timezone: string;
@@ -2927,6 +2993,8 @@ export interface components {
         NumberSeries: {
             /** @constant */
             object: "number_series";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             format: string;
             /** @description `2026`, `2026-11`, or null for a format without a period. */
             period: string | null;
@@ -2954,6 +3022,8 @@ export interface components {
         NumberingVerification: {
             /** @constant */
             object: "numbering_verification";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description True when every series recounts without a gap and every hash recomputes. */
             verified: boolean;
             series_checked: number;
@@ -2983,6 +3053,8 @@ export interface components {
         Account: {
             /** @constant */
             object: "account";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             business_name: string | null;
             email: string | null;
             address: components["schemas"]["Address"];
@@ -3053,6 +3125,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -3066,6 +3140,7 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3087,6 +3162,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "webhook_endpoint";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             url: string;
             /** @description Event types it receives; `["*"]` for all. */
             enabled_events: string[];
@@ -3100,6 +3177,7 @@ export interface components {
             failing_since: string | null;
             /** @description After a rotation, deliveries carry a signature with the old secret too until then. */
             previous_secret_expires_at: string | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @example 2026-11-22T10:00:00.000Z
@@ -3125,6 +3203,8 @@ export interface components {
         WebhookReplay: {
             /** @constant */
             object: "webhook_replay";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `we_` ID. */
             endpoint: string;
             /**
@@ -3151,6 +3231,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "event";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             type: components["schemas"]["EventType"];
             /**
              * Format: date-time
@@ -3189,6 +3271,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "delivery_attempt";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` ID (the endpoint may since have been deleted). */
@@ -3224,6 +3308,7 @@ export interface components {
         /**
          * @example {
          *       "object": "event_redelivery",
+         *       "livemode": true,
          *       "event": "evt_0190f3e2c1b27a8e9d1f3c4b5a697887",
          *       "endpoints": [
          *         "we_0190f3e2c1b27a8e9d1f3c4b5a697888"
@@ -3233,6 +3318,8 @@ export interface components {
         EventRedelivery: {
             /** @constant */
             object: "event_redelivery";
+            /** @description True for live data; false for test mode data, made and seen only with a test key (`inv_test_…`). */
+            livemode: boolean;
             /** @description `evt_` ID. */
             event: string;
             /** @description `we_` IDs the event is queued for; empty when no enabled endpoint receives its type. */
@@ -3248,6 +3335,8 @@ export interface components {
             id: string;
             /** @constant */
             object: "test_clock";
+            /** @description Always false: test clocks exist in test mode only. */
+            livemode: boolean;
             name: string | null;
             /**
              * Format: date-time
@@ -3444,6 +3533,10 @@ export interface operations {
                 q?: string;
                 /** @description Include archived customers. */
                 include_deleted?: boolean;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3645,6 +3738,10 @@ export interface operations {
                 q?: string;
                 /** @description `true`: active products only; `false`: archived only; omitted: both. */
                 active?: boolean;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -3838,6 +3935,10 @@ export interface operations {
                 currency?: components["schemas"]["CurrencyCode"];
                 /** @description Only prices of this type. */
                 type?: components["schemas"]["PriceType"];
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -4023,6 +4124,10 @@ export interface operations {
                 "created[gte]"?: string;
                 /** @description Created at or before. */
                 "created[lte]"?: string;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -4695,6 +4800,10 @@ export interface operations {
                 /** @description Only this customer’s subscriptions. */
                 customer?: string;
                 status?: "active" | "canceled";
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;
@@ -5411,6 +5520,10 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size, 1 to 100; default 20. */
                 limit?: number;
+                /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;

@@ -178,6 +178,7 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
+        "metadata",
         "created_at",
         "updated_at"
       )
@@ -240,7 +241,8 @@ with
         $55,
         $56,
         $57,
-        $58
+        $58,
+        $59
       )
   ),
   "new_lines" as (
@@ -277,7 +279,6 @@ with
       )
     values
       (
-        $59,
         $60,
         $61,
         $62,
@@ -304,19 +305,20 @@ with
         $83,
         $84,
         $85,
-        $86
+        $86,
+        $87
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($87, $88, $89, $90, $91, $92, $93, $94)
+      ($88, $89, $90, $91, $92, $93, $94, $95)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($95, $96, $97, $98);
+  ($96, $97, $98, $99);
 
 with
   "new_records" as (
@@ -395,6 +397,7 @@ with
         "remittance_reference",
         "last_reminder_on",
         "attachments",
+        "metadata",
         "created_at",
         "updated_at"
       )
@@ -455,8 +458,9 @@ with
       $61 as "remittance_reference",
       $62 as "last_reminder_on",
       $63 as "attachments",
-      $64 as "created_at",
-      $65 as "updated_at"
+      $64 as "metadata",
+      $65 as "created_at",
+      $66 as "updated_at"
     from
       "new_records"
   ),
@@ -496,7 +500,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($66::jsonb) as "v" (
+      jsonb_to_recordset($67::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -531,14 +535,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $67 as "id",
-      $68 as "invoice_id",
-      $69 as "workspace_id",
-      $70 as "type",
-      $71 as "occurred_at",
-      $72 as "key_id",
-      $73 as "request_id",
-      $74 as "details"
+      $68 as "id",
+      $69 as "invoice_id",
+      $70 as "workspace_id",
+      $71 as "type",
+      $72 as "occurred_at",
+      $73 as "key_id",
+      $74 as "request_id",
+      $75 as "details"
     from
       "new_records"
   ),
@@ -546,10 +550,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $75 as "id",
-      $76 as "subject",
-      $77 as "envelope",
-      $78 as "trace_context"
+      $76 as "id",
+      $77 as "subject",
+      $78 as "envelope",
+      $79 as "trace_context"
     from
       "new_records"
   )
@@ -961,6 +965,7 @@ where
     "i0"."due_date" is null
     or "i0"."due_date" >= '2026-11-26'
   )
+  and "i0"."metadata" @> '{"order_id":"6735"}'
   and ("i0"."created_at", "i0"."id") < ('2026-11-26T10:00:00.000Z', '00000000-0000-4000-8000-000000000002')
 order by
   "i0"."created_at" desc,
