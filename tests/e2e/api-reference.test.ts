@@ -34,6 +34,9 @@ describe('the API reference at /docs', () => {
     const text = await page.locator('body').innerText();
     const missing = OPERATIONS.filter((operation) => !text.includes(operation.summary)).map((operation) => operation.operationId);
     expect(missing).toEqual([]);
+    // Test mode and test clocks are explained where a reader starts: the introduction and the tag.
+    expect(text).toContain('Test mode: every API key is live');
+    expect(text).toContain('Test clocks move time forward for test data');
     expect([...origins]).toEqual([system.gatewayUrl]);
     await page.close();
   });

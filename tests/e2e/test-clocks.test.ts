@@ -72,6 +72,9 @@ describe('test clocks across the platform', () => {
     const subscription = await data(call('POST', '/api/v1/subscriptions', { customer: customer.id, items: [{ price: price.id }], days_until_due: 7 }));
     // Its start is the clock's day, not today's.
     expect(subscription).toMatchObject({ start_date: '2027-01-10', current_period_start: '2027-01-10' });
+    // Its first period is invoiced at once, as in real time, dated by the clock.
+    const first = await waitFor(() => data<any[]>(call('GET', `/api/v1/invoices?customer=${customer.id}&limit=100`)), (each) => each.length > 0, 'the first period’s invoice');
+    expect(first.map((invoice) => invoice.issue_date)).toEqual(['2027-01-10']);
 
     const advancing = await data(call('POST', `/api/v1/test_clocks/${clock.id}/advance`, { frozen_time: target }));
     expect(advancing).toMatchObject({ status: 'advancing', frozen_time: T0 });

@@ -2,7 +2,7 @@ import { createCursorCodec, createServiceApp, loggerOptions, pingDatabase, syste
 import type { FastifyServerOptions } from 'fastify';
 import { SUBSCRIPTIONS_SCHEMA } from './database.ts';
 import { registerSubscriptionRoutes } from './modules/subscriptions/subscription.routes.ts';
-import { subscriptionService, testClockIdOf } from './modules/subscriptions/subscription.service.ts';
+import { subscriptionService, testClockIdOf, type TestClockMoment } from './modules/subscriptions/subscription.service.ts';
 import type { BillingClient, CatalogReader } from './shared/upstreams.ts';
 
 export interface SubscriptionsDeps {
@@ -12,7 +12,7 @@ export interface SubscriptionsDeps {
   catalog: CatalogReader;
   billing: BillingClient;
   announce: () => void;
-  nudgeScheduler: () => void;
+  nudgeScheduler: (testClock?: TestClockMoment) => void;
   /** Invoices a test clock's due periods at its time (the scheduler's runClock): billing's clock stepper asks. */
   runTestClock: (workspaceId: string, testClockId: string, at: Date) => Promise<number>;
   logger?: FastifyServerOptions['logger'];

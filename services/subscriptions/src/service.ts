@@ -27,7 +27,10 @@ export const subscriptionsService = defineService({
       catalog: catalogReader(catalogClient),
       billing,
       announce,
-      nudgeScheduler: () => scheduler.nudge(),
+      nudgeScheduler: (testClock) => {
+        if (!testClock) return scheduler.nudge();
+        scheduler.runClock(testClock.workspaceId, testClock.testClockId, testClock.at).catch((error: unknown) => app.log.error({ err: error }, 'invoice scheduler: a test clock’s first period stays due until the clock advances'));
+      },
       runTestClock: (workspaceId, testClockId, at) => scheduler.runClock(workspaceId, testClockId, at),
       clock,
       checkReadiness,

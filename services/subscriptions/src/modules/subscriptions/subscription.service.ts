@@ -39,8 +39,15 @@ export interface SubscriptionDeps {
   cursors: CursorCodec;
   /** After a commit that added events: the outbox relay sends them now. */
   announce: () => void;
-  /** After a commit that made something due: the scheduler looks now. */
-  nudgeScheduler: () => void;
+  /** After a commit that made something due: the scheduler looks now (at a test clock's time for a subscription on one). */
+  nudgeScheduler: (testClock?: TestClockMoment) => void;
+}
+
+/** A test clock at the time it stands at: a subscription on it is due by that time, not by real time. */
+export interface TestClockMoment {
+  workspaceId: string;
+  testClockId: string;
+  at: Date;
 }
 
 /** The UUID behind a `clock_` path ID (billing's internal calls); a malformed one names nothing (404). */
@@ -120,9 +127,10 @@ export const subscriptionService = ({ em, clock, catalog, billing, cursors, anno
         await tx.flush();
         await addSubscriptionEvent(tx, SUBSCRIPTIONS_SUBJECTS.subscriptionCreated, { object: view }, actor.origin, now);
       });
+      // Its first period is invoiced at once, as in real time: on a clock, at the clock's time.
       afterCommit(() => {
         announce();
-        nudgeScheduler();
+        nudgeScheduler(testClockId ? { workspaceId: actor.workspaceId, testClockId, at: now } : undefined);
       });
       return { data: view };
     },
