@@ -45,8 +45,11 @@ export const SUBSCRIPTIONS_SQL_EXAMPLES: ServiceSqlExamples = {
       pageNewestFirst: (subscriptions) => subscriptions.pageNewestFirst(WORKSPACE, { customerId: CUSTOMER, status: 'active', metadata: { plan: 'pro' } }, { created: NOW, id: SUBSCRIPTION }, 20),
       replaceItemsFrom: (subscriptions, em) =>
         em.transactional((tx) => subscriptions.replaceItemsFrom(tx, SUBSCRIPTION, '2027-02-28', itemRows(subscription, [{ price: PRICE, quantity: 3 }], '2027-02-28').map((item) => ({ ...item, id: '00000000-0000-4000-8000-000000000020' })))),
-      claimDue: (subscriptions) => subscriptions.claimDue(NOW, 60_000, 32),
-      claimDueOnClock: (subscriptions) => subscriptions.claimDueOnClock(WORKSPACE, TEST_CLOCK, NOW, NOW, 60_000),
+      // By real time, then one test clock's by its time.
+      claimDue: async (subscriptions) => {
+        await subscriptions.claimDue({ dueBy: NOW, now: NOW, leaseMs: 60_000, limit: 32 });
+        return subscriptions.claimDue({ dueBy: NOW, now: NOW, leaseMs: 60_000, testClock: { workspaceId: WORKSPACE, id: TEST_CLOCK } });
+      },
       release: (subscriptions) => subscriptions.release(SUBSCRIPTION, null, null),
       periodRequest: (subscriptions) => subscriptions.periodRequest(period),
       periodsOf: (subscriptions) => subscriptions.periodsOf(SUBSCRIPTION),

@@ -70,7 +70,8 @@ export class InvoiceScheduler {
   async runOnce(): Promise<boolean> {
     const { orm, clock, concurrency, leaseMs } = this.#options;
     const limit = concurrency * 2;
-    const claimed = await subscriptionRepository(orm.em.fork()).claimDue(clock.now(), leaseMs, limit);
+    const now = clock.now();
+    const claimed = await subscriptionRepository(orm.em.fork()).claimDue({ dueBy: now, now, leaseMs, limit });
     if (claimed.length === 0) return false;
     const timeZones = new Map<string, Promise<string>>();
     const queue = [...claimed];
@@ -100,7 +101,7 @@ export class InvoiceScheduler {
   async runClock(workspaceId: string, testClockId: string, at: Date): Promise<number> {
     const { orm, clock: realClock, leaseMs } = this.#options;
     const clock = fixedClock(at);
-    const claimed = await subscriptionRepository(orm.em.fork()).claimDueOnClock(workspaceId, testClockId, at, realClock.now(), leaseMs);
+    const claimed = await subscriptionRepository(orm.em.fork()).claimDue({ dueBy: at, now: realClock.now(), leaseMs, testClock: { workspaceId, id: testClockId } });
     const timeZones = new Map<string, Promise<string>>();
     let invoiced = 0;
     for (const row of claimed) {

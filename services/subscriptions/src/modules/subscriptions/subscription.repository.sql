@@ -170,8 +170,8 @@ where
     from
       "subscriptions"."subscriptions"
     where
-      "next_action_at" <= $2
-      and "test_clock_id" is null
+      "test_clock_id" is null
+      and "next_action_at" <= $2
       and (
         "claimed_until" is null
         or "claimed_until" < $3
@@ -186,7 +186,6 @@ where
 returning
   *;
 
--- claimDueOnClock
 update "subscriptions"."subscriptions"
 set
   "claimed_until" = $1

@@ -60,11 +60,13 @@ export const subscriptionRepository = (em: EntityManager) => ({
   },
 
   /**
-   * Claims up to `limit` subscriptions with something due by `now` and no live claim, for
-   * `leaseMs`: one statement, whose `for update skip locked` lets replicas claim side by side
-   * without ever claiming one twice; a replica that dies frees its claims when the lease ends.
+   * Claims the subscriptions with something due by `dueBy` and no live claim, for `leaseMs`: one
+   * statement, whose `for update skip locked` lets replicas claim side by side without ever claiming
+   * one twice; a replica that dies frees its claims when the lease ends (leases run in real time,
+   * `now`). Without `testClock`, up to `limit` of those that move with real time (due by `now`);
+   * with it, every one of that test clock's, due by the clock's time.
    */
-  claimDue: async (now: Date, leaseMs: number, limit: number): Promise<SubscriptionRow[]> => {
+  claimDue: async ({ dueBy, now, leaseMs, limit, testClock }: { dueBy: Date; now: Date; leaseMs: number; limit?: number; testClock?: { workspaceId: string; id: string } }): Promise<SubscriptionRow[]> => {
     const rows = await sqlOf<SubscriptionsDatabase>(em)
       .updateTable('subscriptions')
       .set({ claimed_until: new Date(now.getTime() + leaseMs) })
@@ -72,37 +74,12 @@ export const subscriptionRepository = (em: EntityManager) => ({
         eb
           .selectFrom('subscriptions')
           .select('id')
-          .where('next_action_at', '<=', now)
-          // A subscription on a test clock moves with the clock (claimDueOnClock), never with real time.
-          .where('test_clock_id', 'is', null)
+          .$if(testClock === undefined, (query) => query.where('test_clock_id', 'is', null))
+          .$if(testClock !== undefined, (query) => query.where('workspace_id', '=', testClock!.workspaceId).where('test_clock_id', '=', testClock!.id))
+          .where('next_action_at', '<=', dueBy)
           .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', now)]))
           .orderBy('next_action_at')
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .execute();
-    return entityRows(em, SubscriptionEntity, rows);
-  },
-
-  /**
-   * As claimDue, for the subscriptions of one test clock with something due by the clock's time
-   * `at`; the lease runs in real time (`now`), as every claim's does.
-   */
-  claimDueOnClock: async (workspaceId: string, testClockId: string, at: Date, now: Date, leaseMs: number): Promise<SubscriptionRow[]> => {
-    const rows = await sqlOf<SubscriptionsDatabase>(em)
-      .updateTable('subscriptions')
-      .set({ claimed_until: new Date(now.getTime() + leaseMs) })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('subscriptions')
-          .select('id')
-          .where('workspace_id', '=', workspaceId)
-          .where('test_clock_id', '=', testClockId)
-          .where('next_action_at', '<=', at)
-          .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', now)]))
-          .orderBy('next_action_at')
+          .$if(limit !== undefined, (query) => query.limit(limit!))
           .forUpdate()
           .skipLocked(),
       )
