@@ -1,5 +1,6 @@
 import { billingEventSchema, BILLING_SUBJECTS, type EventEnvelope } from '@invoicing/contracts';
 import type { Clock } from '@invoicing/service-kit/clock';
+import { withFieldsAddedSince } from '@invoicing/service-kit/earlier-event-data';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storeFinalizedExports, type AttachmentContentOf } from '../einvoices/invoice-export.service.ts';
 import { invoicePdfDocument } from '../invoice-pdfs/invoice-pdf.service.ts';
@@ -28,7 +29,7 @@ export interface FinalizedInvoiceDeps {
 export const storeFinalizedInvoice =
   ({ em, printer, clock, attachmentContentOf }: FinalizedInvoiceDeps) =>
   async (envelope: EventEnvelope): Promise<FinalizedOutcome> => {
-    const event = FinalizedEvent.safeParse(envelope);
+    const event = FinalizedEvent.safeParse({ ...envelope, data: withFieldsAddedSince(envelope.data, envelope.workspace_id) });
     // Redelivering an event that breaks the contract would not mend it.
     if (!event.success) return 'unreadable';
     const invoice = event.data.data.object;

@@ -1,5 +1,6 @@
 import { EventEnvelope, eventTypeOfSubject, webhookEventDataSchema } from '@invoicing/contracts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { withFieldsAddedSince } from '@invoicing/service-kit/earlier-event-data';
 import { eventRepository } from './event.repository.ts';
 
 export interface RecordEventDeps {
@@ -22,7 +23,7 @@ export const recordEvent = ({ em, firstAttemptInS, announce, onRejected }: Recor
   if (!envelope.success) return onRejected('(unknown)', `not an event envelope: ${envelope.error.message}`);
   const type = eventTypeOfSubject(envelope.data.type);
   if (type === undefined) return;
-  const data = webhookEventDataSchema(type).safeParse(envelope.data.data);
+  const data = webhookEventDataSchema(type).safeParse(withFieldsAddedSince(envelope.data.data, envelope.data.workspace_id));
   if (!data.success) return onRejected(envelope.data.type, `data is not { object: <${type.split('.')[0]}> }: ${data.error.message}`);
   const { deliveries } = await eventRepository(em.fork()).recordWithDeliveries(
     { id: envelope.data.id, workspaceId: envelope.data.workspace_id, correlationId: envelope.data.correlation_id, type, created: new Date(envelope.data.occurred_at), data: data.data },
