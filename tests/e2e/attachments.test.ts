@@ -4,6 +4,7 @@ import { createServiceClient } from '@invoicing/service-kit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttachmentMismatchError, billingReader } from '../../services/documents/src/shared/billing.ts';
+import { expectRefusedAsTooLarge } from '../support/problems.ts';
 import { startSystem, type TestSystem } from '../support/system.ts';
 
 let system: TestSystem;
@@ -51,9 +52,7 @@ describe('supporting documents through the gateway', () => {
     const read = (await api.GET('/api/v1/invoices/{id}', { params: { path: { id: draft.id } } })).data!.data;
     expect(read.attachments.map((each) => each.id)).toEqual([created.id]);
 
-    const tooLarge = await attach(JSON.stringify({ filename: 'huge.pdf', content_type: 'application/pdf', content_base64: 'A'.repeat(14_000_000) }));
-    expect(tooLarge.status).toBe(413);
-    expect(((await tooLarge.json()) as { code: string }).code).toBe('payload_too_large');
+    await expectRefusedAsTooLarge(attach(JSON.stringify({ filename: 'huge.pdf', content_type: 'application/pdf', content_base64: 'A'.repeat(14_000_000) })));
     // Within the body limit but more than 10,000,000 bytes decoded: the document is refused, not the body.
     const decodedTooLarge = await attach(JSON.stringify({ filename: 'big.pdf', content_type: 'application/pdf', content_base64: Buffer.concat([LARGEST, Buffer.alloc(3)]).toString('base64') }));
     expect(decodedTooLarge.status).toBe(400);
