@@ -28,7 +28,8 @@ let document: OpenApiDocument;
 let operations: DocumentedOperation[];
 /**
  * Operations for test keys only (test clocks): the fuzzer's keys are live, so these answer 403
- * before anything else and never succeed. TODO(integrator): fuzz them with a test key once test keys exist.
+ * before anything else and never succeed; they count as reached, not as succeeded. Their bodies and
+ * IDs are fuzzed with test keys by tests/security (abuse limits, the security and mode matrices).
  */
 const TEST_MODE_ONLY = new Set(OPERATIONS.filter((operation) => operation.testModeOnly).map((operation) => operation.operationId));
 let validator: ResponseValidator;
