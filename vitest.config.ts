@@ -10,9 +10,6 @@ export default defineConfig({
     env: { REDOCLY_TELEMETRY: 'off', TURBO_TELEMETRY_DISABLED: '1' },
     projects: [
       {
-        // `npm test` runs this project two files at a time (`--maxWorkers=2`; vitest's default on two
-        // cores is one): most files wait on their own platform's processes and sockets rather than
-        // compute, so two at a time roughly halve its 17 minutes.
         extends: true,
         test: {
           name: 'main',
