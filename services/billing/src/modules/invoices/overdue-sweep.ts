@@ -5,6 +5,7 @@ import type { Clock } from '@invoicing/service-kit/clock';
 import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
+import { invoiceNowOnItsClock } from '../test-clocks/test-clock.repository.ts';
 import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
 import { batchSweep } from '../../shared/batch-sweep.ts';
@@ -69,16 +70,17 @@ export class OverdueSweep {
   async #markBatch(tx: EntityManager, testClockId?: string): Promise<number> {
     const { clock, batchSize, publicUrlBase } = this.#options;
     const realNow = clock.now();
+    const nowOf = invoiceNowOnItsClock(realNow);
     let query = sqlOf<BillingDatabase>(tx)
       .selectFrom('invoices as i')
       .leftJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')
       .leftJoin('test_clocks as c', 'c.id', 'i.test_clock_id')
-      .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone'), eb.fn.coalesce('c.frozen_time', eb.cast<Date>(eb.val(realNow), 'timestamptz')).as('now')])
+      .select((eb) => ['i.id', eb.fn.coalesce('a.timezone', sql.lit('UTC')).as('timezone'), nowOf.as('now')])
       .where('i.status', '=', 'open')
       .where('i.overdue_event_at', 'is', null)
       // Past due in the workspace's time zone: today there is "now" read on its wall clock; for an invoice on a test clock, the clock's time.
       .where('i.due_date', '<', (eb) =>
-        eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), eb.fn.coalesce('c.frozen_time', eb.cast<Date>(eb.val(realNow), 'timestamptz'))]), 'date'),
+        eb.cast(eb.fn('timezone', [eb.fn.coalesce('a.timezone', sql.lit('UTC')), nowOf]), 'date'),
       );
     if (testClockId !== undefined) query = query.where('i.test_clock_id', '=', testClockId);
     const claimed = await query

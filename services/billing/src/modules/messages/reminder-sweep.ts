@@ -4,6 +4,7 @@ import type { Clock } from '@invoicing/service-kit/clock';
 import { sqlOf } from '@invoicing/service-kit/typed-sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
+import { invoiceNowOnItsClock } from '../test-clocks/test-clock.repository.ts';
 import type { BillingDatabase } from '../../database.ts';
 import type { Actor } from '../../shared/actor.ts';
 import type { CatalogReader } from '../../shared/catalog.ts';
@@ -77,7 +78,7 @@ export class ReminderSweep {
     // Open invoices with a due date in workspaces that set reminder days, whose latest reminder day
     // up to today (in the workspace's time zone) is later than the last one sent. The day itself is
     // computed again in TypeScript (reminderDue) from the row, the same rule the SQL narrows by.
-    const nowOf = sql<Date>`coalesce(${sql.ref('c.frozen_time')}, cast(${realNow} as timestamptz))`;
+    const nowOf = invoiceNowOnItsClock(realNow);
     let query = sqlOf<BillingDatabase>(tx)
       .selectFrom('invoices as i')
       .innerJoin('accounts as a', 'a.workspace_id', 'i.workspace_id')

@@ -7,6 +7,12 @@ import { TestClockEntity, type TestClockRow } from './test-clock.entity.ts';
 
 const sqlIn = (em: EntityManager) => sqlOf<BillingDatabase>(em);
 
+/**
+ * An invoice's "now" in a statement that left-joins its test clock as `c`: the clock's time for an
+ * invoice on one, else `realNow`. The sweeps compare due dates and reminder days with it.
+ */
+export const invoiceNowOnItsClock = (realNow: Date) => sql<Date>`coalesce(${sql.ref('c.frozen_time')}, cast(${realNow} as timestamptz))`;
+
 export const testClockRepository = (em: EntityManager) => ({
   /** Written at the next flush. */
   add: (row: TestClockRow): TestClockRow => em.create(TestClockEntity, row),
