@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
-import { danskeCamt053V02, dutchCamt053V02, isoCamt053V08, ubsCamt054V08 } from './support/camt-samples.ts';
+import { abnAmroCamt053V02, danskeCamt053V02, dutchCamt053V02, isoCamt053V08, ubsCamt054V08, type AbnAmroDay } from './support/camt-samples.ts';
 
 const IBAN = 'DE89370400440532013000';
 
@@ -144,6 +144,42 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect(await read(invoices[0]!.id)).toMatchObject({ status: 'paid' });
     expect(await read(invoices[1]!.id)).toMatchObject({ status: 'paid' });
     expect(await read(invoices[2]!.id)).toMatchObject({ status: 'open', amount_remaining: 2_000 });
+  });
+
+  it("camt.053.001.02 as ABN AMRO's example day statement has it: text only in AddtlNtryInf, and an acceptgiro batch whose transactions all repeat the entry's bank reference, each paid once", async () => {
+    const { api, invoice, upload, read } = await workspace();
+    const domestic = await invoice(1_000);
+    const transfer = await invoice(2_000);
+    const acceptgiro = await invoice(3_000);
+    const batch = [await invoice(1_100), await invoice(1_200), await invoice(1_300)];
+    const day: AbnAmroDay = {
+      domestic: { amount: '10.00', remittance: `11.11.111.111 ${domestic.number} Naam Adres 7 2960 Dorp` },
+      transfer: { amount: '20.00', remittance: `${transfer.number.toLowerCase().replaceAll('/', ' ')} bedankt` },
+      acceptgiro: { amount: '30.00', remittance: acceptgiro.remittance_reference },
+      batch: batch.map((each, index) => ({ amount: `${11 + index}.00`, remittance: each.remittance_reference })),
+      debit: { amount: '01.00', remittance: '2026-33' },
+    };
+    const response = await upload(abnAmroCamt053V02(IBAN, day));
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const entries = response.body.data.entries.data as { status: string; amount: number; bank_reference: string | null; invoice: string | null; credit_debit: string }[];
+    expect(entries.map((entry) => [entry.status, entry.amount, entry.invoice])).toEqual([
+      ['matched', 1_000, domestic.id],
+      ['matched', 2_000, transfer.id],
+      ['matched', 3_000, acceptgiro.id],
+      ...batch.map((each, index) => ['matched', 1_100 + index * 100, each.id]),
+      ['ignored', 100, null],
+    ]);
+    // The single acceptgiro and every transaction of the batch carry the same bank reference: not duplicates of each other.
+    expect(entries.slice(2, 6).map((entry) => entry.bank_reference)).toEqual(Array(4).fill('3095D4322561460S0PS'));
+    expect(response.body.data).toMatchObject({ matched_count: 6, unmatched_count: 0 });
+    for (const each of [domestic, transfer, acceptgiro, ...batch]) expect(await read(each.id)).toMatchObject({ status: 'paid' });
+    expect(await countRows('payments', api.workspaceId)).toBe(6);
+
+    // The same day downloaded again: every credit a duplicate, nothing paid twice.
+    const again = await upload(abnAmroCamt053V02(IBAN, day));
+    expect(again.status).toBe(201);
+    expect(again.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual([...Array(6).fill('duplicate'), 'ignored']);
+    expect(await countRows('payments', api.workspaceId)).toBe(6);
   });
 
   it('camt.053.001.08 (ISO 20022 example shape); a statement imported 5 times at once pays each invoice once', async () => {

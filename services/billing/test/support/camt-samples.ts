@@ -201,3 +201,85 @@ export const isoCamt053V08 = (iban: string, credits: readonly Credit[]) => `<?xm
   </BkToCstmrStmt>
 </Document>
 `;
+
+/** A statement shaped like ABN AMRO's example day statement: which credits it holds (see README.md). */
+export interface AbnAmroDay {
+  /** "Inkomende domestic overboeking": an entry without transaction details, its only text in `AddtlNtryInf`. */
+  domestic: Credit;
+  /** "Inkomende SCT": free text in `Ustrd`, and the SEPA search string `/TRTP/…/REMI/…` in `AddtlNtryInf`. */
+  transfer: Credit;
+  /** "Inkomende SCT Acceptgiro ongecomprimeerd": one transfer with a structured reference, under the batch's `AcctSvcrRef`. */
+  acceptgiro: Credit;
+  /**
+   * "Inkomende SCT Acceptgiro gecomprimeerd": one entry of the batch's total; each transaction
+   * with its amount in `AmtDtls/TxAmt` (version 02 has no `TxDtls/Amt`) and its structured
+   * reference, and every one repeating the entry's `AcctSvcrRef`.
+   */
+  batch: readonly Credit[];
+  /** "uitgaande losse SCT": a debit. */
+  debit: Credit;
+}
+
+const abnTransaction = (credit: Credit, reference: string, remittance: string) => `<TxDtls>
+            <Refs><AcctSvcrRef>${reference}</AcctSvcrRef><EndToEndId>NOTPROVIDED</EndToEndId></Refs>
+            <AmtDtls><TxAmt><Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt></TxAmt></AmtDtls>
+            <BkTxCd><Prtry><Cd>N946</Cd><Issr>ABNAMRO</Issr></Prtry></BkTxCd>
+            <RltdPties>${
+              credit.credit === false
+                ? `<Cdtr><Nm>${xmlText(credit.debtor ?? 'Naam')}</Nm><PstlAdr><Ctry>NL</Ctry></PstlAdr></Cdtr><CdtrAcct><Id><IBAN>NL87SNSB0941352955</IBAN></Id></CdtrAcct>`
+                : `<Dbtr><Nm>${xmlText(credit.debtor ?? 'NAAM')}</Nm></Dbtr><DbtrAcct><Id><IBAN>NL46ABNA0499998748</IBAN></Id></DbtrAcct>`
+            }</RltdPties>
+            <RltdAgts>${credit.credit === false ? '<CdtrAgt><FinInstnId><BIC>SNSBNL2A</BIC></FinInstnId></CdtrAgt>' : '<DbtrAgt><FinInstnId><BIC>ABNANL2A</BIC></FinInstnId></DbtrAgt>'}</RltdAgts>
+            <RmtInf>${remittance}</RmtInf>
+          </TxDtls>`;
+const abnStructured = (credit: Credit) => `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry><Issr>CUR</Issr></Tp><Ref>${xmlText(credit.remittance)}</Ref></CdtrRefInf></Strd>`;
+const abnEntry = (credit: Credit, reference: string, code: string, details: string, additional: string) => `<Ntry>
+        <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+        <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+        <Sts>BOOK</Sts>
+        <BookgDt><Dt>${credit.date ?? '2026-11-20'}</Dt></BookgDt>
+        <ValDt><Dt>${credit.date ?? '2026-11-20'}</Dt></ValDt>
+        <AcctSvcrRef>${reference}</AcctSvcrRef>
+        <BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>${credit.credit === false ? 'ICDT' : 'RCDT'}</Cd><SubFmlyCd>${code}</SubFmlyCd></Fmly></Domn><Prtry><Cd>N654</Cd><Issr>ABNAMRO</Issr></Prtry></BkTxCd>
+        ${details}
+        <AddtlNtryInf>${xmlText(additional)}</AddtlNtryInf>
+      </Ntry>`;
+
+/**
+ * A camt.053.001.02 day statement shaped like ABN AMRO's example (`Dagafschrift CAMT.053`, see
+ * README.md): the five kinds of entry of `AbnAmroDay`, in that order. The single acceptgiro and the
+ * compressed batch share one `AcctSvcrRef` (`batchReference`), as they do in the example.
+ */
+export const abnAmroCamt053V02 = (iban: string, day: AbnAmroDay, batchReference = '3095D4322561460S0PS', messageId = '0574908765.2026-11-20') => {
+  const total = day.batch.reduce((sum, credit) => sum + Math.round(Number(credit.amount) * 100), 0);
+  const search = (credit: Credit) => `/TRTP/SEPA OVERBOEKING/IBAN/NL46ABNA0499998748/BIC/ABNANL2A/NAME/${credit.debtor ?? 'NAAM'}/REMI/${credit.remittance}/EREF/NOTPROVIDED`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>${messageId}</MsgId><CreDtTm>2026-11-21T10:55:08.66+01:00</CreDtTm><MsgPgntn><PgNb>1</PgNb><LastPgInd>true</LastPgInd></MsgPgntn></GrpHdr>
+    <Stmt>
+      <Id>${messageId}</Id>
+      <ElctrncSeqNb>0070</ElctrncSeqNb>
+      <CreDtTm>2026-11-21T10:55:08.66+01:00</CreDtTm>
+      <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy><Svcr><FinInstnId><BIC>ABNANL2A</BIC></FinInstnId></Svcr></Acct>
+      <Bal><Tp><CdOrPrtry><Cd>PRCD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">1000.01</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-19</Dt></Dt></Bal>
+      <Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">100.01</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-11-20</Dt></Dt></Bal>
+      ${abnEntry(day.domestic, '2102830989503100038', 'NTAV', '', day.domestic.remittance)}
+      ${abnEntry(day.transfer, '3095D4322561459S0PS', 'ESCT', `<NtryDtls>${abnTransaction(day.transfer, '3095D4322561459S0PS', `<Ustrd>${xmlText(day.transfer.remittance)}</Ustrd>`)}</NtryDtls>`, search(day.transfer))}
+      ${abnEntry(day.acceptgiro, batchReference, 'ESCT', `<NtryDtls>${abnTransaction(day.acceptgiro, batchReference, abnStructured(day.acceptgiro))}</NtryDtls>`, `/TRTP/SEPA ACCEPTGIRO/IBAN/NL46ABNA0499998748/BIC/ABNANL2A/NAME/NAAM/REMI//REMI/Issuer: CUR Ref: ${day.acceptgiro.remittance}/EREF/NOTPROVIDED`)}
+      ${abnEntry(
+        { amount: (total / 100).toFixed(2), remittance: '' },
+        batchReference,
+        'ESCT',
+        `<NtryDtls>
+          <Btch><MsgId>1202P5518750498B0AO</MsgId><NbOfTxs>${day.batch.length}</NbOfTxs><TtlAmt Ccy="EUR">${(total / 100).toFixed(2)}</TtlAmt><CdtDbtInd>CRDT</CdtDbtInd></Btch>
+          ${day.batch.map((credit) => abnTransaction(credit, batchReference, abnStructured(credit))).join('\n          ')}
+        </NtryDtls>`,
+        `/TRTP/SEPA ACCEPTGIRO BATCH/PREF/${batchReference}/NRTX/${day.batch.length}`,
+      )}
+      ${abnEntry({ ...day.debit, credit: false }, '3088J0537755115S0EC', 'ESCT', `<NtryDtls>${abnTransaction({ ...day.debit, credit: false }, '3088J0537755115S0EC', `<Ustrd>${xmlText(day.debit.remittance)}</Ustrd>`)}</NtryDtls>`, search(day.debit))}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+`;
+};

@@ -11,18 +11,42 @@ const collapsed = (text: string | null): string => (text ?? '').replace(/\s+/g, 
  * reference of the transaction; without one, the account, booking date, amount, currency and
  * remittance information. Two imports of the same statement, or of overlapping ones, give its
  * credits the same keys.
+ *
+ * Within one document a bank may give several transactions the same reference: ABN AMRO's
+ * statements repeat a batch's `AcctSvcrRef` on every transaction of the batch (and on a single
+ * transfer of the same run), and two equal transfers of a day without references have equal
+ * keys. They are different money, not a transfer imported before: the second and later ones of a
+ * document add their rank among them (`occurrence`), so each claims a key of its own, and the
+ * same document imported again gives each the same key once more. The first keeps the key
+ * without a rank, as keys have always been written.
  */
-export const duplicateKeyOf = (transaction: StatementTransaction): string =>
-  transaction.bankReference !== null
-    ? JSON.stringify(['ref', transaction.accountIban, transaction.bankReference])
-    : JSON.stringify(['booking', transaction.accountIban, transaction.bookingDate, transaction.amount, transaction.currency, collapsed(transaction.remittanceInformation)]);
+export const duplicateKeyOf = (transaction: StatementTransaction, occurrence = 1): string => {
+  const key: unknown[] =
+    transaction.bankReference !== null
+      ? ['ref', transaction.accountIban, transaction.bankReference]
+      : ['booking', transaction.accountIban, transaction.bookingDate, transaction.amount, transaction.currency, collapsed(transaction.remittanceInformation)];
+  return JSON.stringify(occurrence === 1 ? key : [...key, occurrence]);
+};
 
 /** Whether a transaction is money received: a booked credit. Debits (and pending entries) are ignored, on every import. */
 export const isMoneyReceived = (transaction: StatementTransaction): boolean => transaction.creditDebit === 'credit' && transaction.booked;
 
+/** Each transaction's duplicate key in document order (null for what is not money received), ranked among equal keys of the document. */
+export const duplicateKeysOf = (transactions: readonly StatementTransaction[]): (string | null)[] => {
+  const seen = new Map<string, number>();
+  return transactions.map((transaction) => {
+    if (!isMoneyReceived(transaction)) return null;
+    const first = duplicateKeyOf(transaction);
+    const occurrence = (seen.get(first) ?? 0) + 1;
+    seen.set(first, occurrence);
+    return duplicateKeyOf(transaction, occurrence);
+  });
+};
+
 /** The entries of a statement as first written: credits `unmatched` with their duplicate key, the rest `ignored`. */
-export const entryRowsOf = (statementId: string, workspaceId: string, parsed: ParsedStatement): BankStatementEntryRow[] =>
-  parsed.transactions.map((transaction, position) => ({
+export const entryRowsOf = (statementId: string, workspaceId: string, parsed: ParsedStatement): BankStatementEntryRow[] => {
+  const keys = duplicateKeysOf(parsed.transactions);
+  return parsed.transactions.map((transaction, position) => ({
     id: newId(),
     statementId,
     workspaceId,
@@ -34,11 +58,12 @@ export const entryRowsOf = (statementId: string, workspaceId: string, parsed: Pa
     remittanceInformation: transaction.remittanceInformation,
     counterpartyName: transaction.counterpartyName,
     bankReference: transaction.bankReference,
-    status: isMoneyReceived(transaction) ? 'unmatched' : 'ignored',
+    status: keys[position] != null ? 'unmatched' : 'ignored',
     invoiceId: null,
     paymentId: null,
-    dedupKey: isMoneyReceived(transaction) ? duplicateKeyOf(transaction) : null,
+    dedupKey: keys[position] ?? null,
   }));
+};
 
 /** An entry whose duplicate key an earlier import holds: recorded, counted nowhere, paying nothing. */
 export const asDuplicate = (row: BankStatementEntryRow): BankStatementEntryRow => ({ ...row, status: 'duplicate', dedupKey: null });
