@@ -42,7 +42,7 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     await harness?.close();
   });
 
-  it('camt.053.001.02 as Danske Bank sends it: structured creditor references, full and partial payments, unmatched credits, ignored debits', async () => {
+  it("camt.053.001.02 shaped like genkgo/camt's Danske Bank test file: structured creditor references, full and partial payments, unmatched credits, ignored debits", async () => {
     const { api, invoice, upload, read } = await workspace();
     const a = await invoice(10_000);
     const b = await invoice(10_000);
@@ -89,7 +89,7 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect(await countRows('payments', api.workspaceId)).toBe(2);
   });
 
-  it('camt.053.001.02 as the Dutch banks send it: invoice numbers typed by people, other currencies and overpayments left unmatched, then matched by hand', async () => {
+  it("camt.053.001.02 shaped like the Dutch banks' statements (ABN AMRO, ING): invoice numbers typed by people, other currencies and overpayments left unmatched, then matched by hand", async () => {
     const { api, invoice, upload, read } = await workspace();
     const a = await invoice(25_000); // INV/2026/0001
     const b = await invoice(5_000); // INV/2026/0002
@@ -126,7 +126,7 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect((await api.call('GET', `/api/v1/bank_statements/${response.body.data.id}`)).body.data).toMatchObject({ matched_count: 3, unmatched_count: 2 });
   });
 
-  it('camt.054.001.08 as UBS sends it: a batch booking of several transactions, each matched on its own', async () => {
+  it("camt.054.001.08 shaped like genkgo/camt's UBS test file: a batch booking of several transactions, each matched on its own", async () => {
     const { invoice, upload, read } = await workspace();
     const invoices = [await invoice(12_000, 'CHF'), await invoice(8_050, 'CHF'), await invoice(3_000, 'CHF')];
     const response = await upload(
@@ -182,7 +182,7 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect(await countRows('payments', api.workspaceId)).toBe(6);
   });
 
-  it('camt.053.001.08 (ISO 20022 example shape); a statement imported 5 times at once pays each invoice once', async () => {
+  it("camt.053.001.08 with the ISO 20022 example's identifiers; a statement imported 5 times at once pays each invoice once", async () => {
     const { api, invoice, upload, read } = await workspace();
     const invoices = await Promise.all([invoice(10_000), invoice(20_000), invoice(30_000)]);
     const xml = isoCamt053V08(IBAN, [

@@ -1,25 +1,22 @@
 /**
- * Bank statements shaped like banks' published samples, filled with a test's invoices. Each
- * keeps the structure of its model (which elements, nested how, which references where); the
- * values are the test's. Where each shape comes from:
+ * Bank statements shaped like published camt.053/camt.054 documents, filled with a test's
+ * invoices. Each keeps the structure of its model (which elements, nested how, which references
+ * where); the values are the test's. Where each shape comes from, how close it stays to its model
+ * and what is only modelled: camt-samples.md, beside this file.
  *
- * - `danskeCamt053V02`: Danske Bank's camt.053.001.02 (BIC DABAIE2D), as mirrored in the test data
- *   of the camt parser genkgo/camt (`test/data/camt053.v2.minimal.xml`): one transaction per entry,
- *   the bank's proprietary `Refs/Prtry` instead of an `AcctSvcrRef`, the payer's reference as a
- *   structured creditor reference (`Strd/CdtrRefInf/Ref`), debtor name and address under
- *   `RltdPties/Dbtr`.
- * - `dutchCamt053V02`: the Dutch banks' camt.053.001.02 (ING, ABN AMRO, Rabobank; BIC INGBNL2A):
- *   entry-level `AcctSvcrRef`, `Refs/EndToEndId`, free-text `RmtInf/Ustrd` typed by the payer, and
- *   the SEPA search string `/TRTP/…/REMI/…` in `AddtlNtryInf`.
- * - `ubsCamt054V08`: UBS Switzerland's camt.054.001.08 credit notification (BIC UBSWCHZH80A,
- *   "UBS SWITZERLAND AG"), as in genkgo/camt `test/data/camt054.v8.xml`: a batch booking, one entry
- *   (`NtryDtls/Btch/NbOfTxs`) for several transactions, each with its own `Amt`, `CdtDbtInd`,
- *   `Refs/AcctSvcrRef` and structured reference (`Strd/CdtrRefInf` with `Tp/CdOrPrtry`), the
- *   debtor under `RltdPties/Dbtr/Pty` as version 08 nests it.
- * - `isoCamt053V08`: the example of ISO 20022's message definition report for camt.053.001.08
- *   (account servicer AAAASESS, references like `AAAASESS-FP-CN_98765/01`), as in genkgo/camt
- *   `test/data/camt053.v8.xml`: `Sts/Cd`, `Refs/AcctSvcrRef` per transaction, unstructured and
- *   structured remittance in one transaction.
+ * - `danskeCamt053V02`: genkgo/camt's camt.053.001.02 test file (Danske Bank's BIC as recipient):
+ *   one transaction per entry, a proprietary `Refs/Prtry` and no `AcctSvcrRef`, a structured
+ *   creditor reference (`Strd/CdtrRefInf/Ref`), debtor name and address under `RltdPties/Dbtr`.
+ * - `dutchCamt053V02`: a composite of the Dutch banks' conventions (ABN AMRO's and ING's examples):
+ *   entry-level `AcctSvcrRef`, `Refs/EndToEndId` NOTPROVIDED, free text `RmtInf/Ustrd` typed by
+ *   the payer, and the SEPA search string `/TRTP/…/REMI/…` in `AddtlNtryInf`.
+ * - `ubsCamt054V08`: genkgo/camt's camt.054.001.08 test file (account servicer UBS Switzerland AG):
+ *   a batch booking, one entry (`NtryDtls/Btch/NbOfTxs`) for several transactions, each with its
+ *   own `Amt`, `CdtDbtInd` and structured reference, the debtor under `RltdPties/Dbtr/Pty`.
+ * - `isoCamt053V08`: the identifiers of ISO 20022's camt.053 example (AAAASESS) as genkgo/camt's
+ *   camt.053.001.08 test file has them: `Sts/Cd`, `Refs/AcctSvcrRef` per transaction, `Ustrd`.
+ * - `abnAmroCamt053V02`: ABN AMRO's example day statement: an entry whose only text is
+ *   `AddtlNtryInf`, and an acceptgiro batch whose transactions all repeat the entry's `AcctSvcrRef`.
  */
 
 export interface Credit {
