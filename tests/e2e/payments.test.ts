@@ -69,4 +69,28 @@ describe('payments and bank statements through the gateway', () => {
     await expectRefusedAsTooLarge(upload(`<Document>${'x'.repeat(10 * 1024 * 1024)}</Document>`));
     expect((await api.GET('/api/v1/bank_statements')).data!.data).toHaveLength(2);
   });
+
+  it('answers hostile statement bodies through the gateway with a 400 naming what is wrong, at once, recording nothing', async () => {
+    const { api, upload } = await workspace();
+    const camt = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
+    const valid = dutchCamt053V02('DE89370400440532013000', [{ amount: '1.00', remittance: 'x' }]);
+    const hostile: [string, string, RegExp][] = [
+      ['entity expansion', `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]><Document xmlns="${camt}">&d;</Document>`, /DOCTYPE/],
+      ['external entity', `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY e SYSTEM "file:///etc/passwd">]><Document xmlns="${camt}">&e;</Document>`, /DOCTYPE/],
+      ['deep nesting', `<Document xmlns="${camt}">${'<a>'.repeat(200_000)}${'</a>'.repeat(200_000)}</Document>`, /nest/],
+      ['truncated', valid.slice(0, Math.floor(valid.length * 0.6)), /not well-formed XML: the document ends with elements left open \(Document > /],
+      ['not XML', 'statement.csv;1.00;EUR', /camt namespace/],
+    ];
+    for (const [what, body, reason] of hostile) {
+      const started = performance.now();
+      const answer = await upload(body);
+      expect(answer.status, what).toBe(400);
+      expect(answer.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+      const problem = (await answer.json()) as { code: string; errors: { message: string }[] };
+      expect(problem.code, what).toBe('invalid_request');
+      expect(problem.errors.map((error) => error.message).join(' '), what).toMatch(reason);
+      expect(performance.now() - started, what).toBeLessThan(10_000);
+    }
+    expect((await api.GET('/api/v1/bank_statements')).data!.data).toHaveLength(0);
+  });
 });

@@ -229,6 +229,12 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     }
     const schemaError = await upload(valid.replace('<CdtDbtInd>CRDT</CdtDbtInd>', '<CdtDbtInd>MAYBE</CdtDbtInd>'));
     expect(schemaError.body.errors[0].message).toMatch(/CdtDbtInd/);
+    // What is wrong is named: a download cut short, a bare ampersand.
+    const cut = await upload(valid.slice(0, valid.indexOf('<Ntry>')));
+    expect(cut.body.errors).toEqual([{ path: 'body', message: 'not well-formed XML: the document ends with elements left open (Document > BkToCstmrStmt > Stmt)' }]);
+    const ampersand = await upload(valid.replace('<Ustrd>x</Ustrd>', '<Ustrd>Müller & Söhne</Ustrd>'));
+    expect(ampersand.status).toBe(400);
+    expect(ampersand.body.errors[0].message).toMatch(/^not well-formed XML at line \d+, column \d+: char '&' is not expected/);
     expect(await countRows('bank_statements', api.workspaceId)).toBe(0);
     expect(await countRows('bank_statement_entries', api.workspaceId)).toBe(0);
   });

@@ -9,7 +9,7 @@ import { asDuplicate, entryRowsOf, entryView, statementSummaryView, statementVie
 import type { BankStatementEntryRow, BankStatementRow } from './bank-statement.entity.ts';
 import { bankStatementRepository } from './bank-statement.repository.ts';
 import { assertValidAgainstSchema } from './camt-schema.ts';
-import { assertSafeXml, messageOf, parseCamt } from './camt.domain.ts';
+import { assertSafeXml, assertWellFormed, messageOf, parseCamt } from './camt.domain.ts';
 import { indexInvoices, invoicesNamedIn } from './remittance-matching.domain.ts';
 
 const idOf = (kind: 'bankStatement' | 'bankStatementEntry', publicId: string): string => {
@@ -20,7 +20,7 @@ const idOf = (kind: 'bankStatement' | 'bankStatementEntry', publicId: string): s
 
 /**
  * Bank statements (decisions.md, "Payments and bank statements"). An import reads top to bottom:
- * refuse an unsafe document, check it against its ISO 20022 schema, read it (nothing is written
+ * refuse an unsafe document or one that is not well-formed XML, check it against its ISO 20022 schema, read it (nothing is written
  * for a document that fails any of these); then in one transaction: claim each credit's
  * duplicate key (an entry whose key an earlier import holds is a duplicate and pays nothing; one
  * held by an import still running waits for it), write the rest, find the invoice each claimed
@@ -34,6 +34,7 @@ export const bankStatementsService = (deps: InvoiceDeps, cursors: CursorCodec) =
     import: async (actor: Actor, xml: string) => {
       assertSafeXml(xml);
       const message = messageOf(xml);
+      assertWellFormed(xml);
       await assertValidAgainstSchema(xml, message);
       const parsed = parseCamt(xml, message);
       const moment = await workspaceMoment(deps, actor);

@@ -30,7 +30,8 @@ export const assertValidAgainstSchema = async (xml: string, message: CamtMessage
     initialMemoryPages: 256,
     maxMemoryPages: memoryPages.GiB,
   }).catch((error: unknown) => {
-    throw invalidRequest(`The document could not be checked against the ${message} schema: ${(error as Error).message.slice(0, 300)}`);
+    const reason = (error as Error).message.slice(0, 300);
+    throw invalidRequest(`The document could not be checked against the ${message} schema: ${reason}`, [{ path: 'body', message: reason }]);
   });
   if (result.valid) return;
   const messages = result.errors.map((error) => `${error.loc?.lineNumber ? `line ${error.loc.lineNumber}: ` : ''}${error.message.replace(/^.*?Schemas validity error : /, '').trim()}`);

@@ -1,6 +1,6 @@
 import { isCurrencyCode, minorUnitExponent } from '@invoicing/contracts';
 import { invalidRequest } from '@invoicing/service-kit/app-error';
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 /**
  * Reading ISO 20022 bank-to-customer cash management messages: camt.053 (statements) and camt.054
@@ -59,6 +59,19 @@ export const assertSafeXml = (text: string): void => {
       if (depth > XML_NESTING_MAX) refuse(`elements nest more than ${XML_NESTING_MAX} levels deep`);
     }
   }
+};
+
+/**
+ * The document is well-formed XML (after `assertSafeXml`, before the schema check): otherwise a
+ * 400 naming the first fault and where it is, such as a download cut short (the elements left
+ * open) or a bare `&`, instead of the schema checker's bare "failed to parse".
+ */
+export const assertWellFormed = (text: string): void => {
+  const result = XMLValidator.validate(text);
+  if (result === true) return;
+  const { code, msg, line, col } = result.err;
+  const open = code === 'InvalidXml' && msg.startsWith("Invalid '[") ? [...msg.matchAll(/"([^"]+)"/g)].map(([, name]) => name) : [];
+  refuse(open.length > 0 ? `not well-formed XML: the document ends with elements left open (${open.join(' > ')})` : `not well-formed XML at line ${line}, column ${col}: ${msg}`);
 };
 
 const NAMESPACE = /xmlns(?::\w+)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:(camt\.05\d\.\d{3}\.\d{2})["']/;
