@@ -191,6 +191,29 @@ describe('e-mail delivery', () => {
     expect((await messageWhen(one.body.data.id, (message) => message.status !== 'queued', 90_000, seller)).status).toBe('sent');
   }, 240_000);
 
+  it('shares the queue between replicas under leases: 60 messages due at one instant, claimed by three workers at once, each delivered once', async () => {
+    await Promise.all([harness.start(), harness.start()]);
+    const { invoice } = await openInvoice({ email: 'replicas@buyer.example' });
+    const first = (await send(invoice.id, { attachments: [] })).body.data.id as string;
+    await messageWhen(first, (message) => message.status === 'sent');
+    // 60 more like it, queued in one statement and all due a moment later: every worker of the three
+    // processes polls for them at once (sends through the API would each be claimed at once by the
+    // worker of the process that answered).
+    const copies = await harness.sql<{ id: string }>(
+      `insert into billing.messages (id, workspace_id, invoice_id, kind, to_addresses, cc_addresses, subject, note, attachment_kinds, attachments, status, attempts, next_attempt_at, created_at)
+       select gen_random_uuid(), workspace_id, invoice_id, kind, to_addresses, cc_addresses, subject, note, attachment_kinds, attachments, 'queued', 0, now() + interval '1 second', now()
+       from billing.messages, generate_series(1, 60) where id = substr(?, 5)::uuid returning id::text`,
+      [first],
+    );
+    const ids = copies.map((row) => `msg_${row.id.replaceAll('-', '')}`);
+    expect(ids).toHaveLength(60);
+    for (const id of ids) await messageWhen(id, (message) => message.status === 'sent');
+    const expected = new Set(ids.map((id) => `<${id}@platform.example>`));
+    const received = smtp.received.filter((each) => each.messageId !== null && expected.has(each.messageId));
+    expect(new Set(received.map((each) => each.messageId)).size).toBe(60);
+    expect(received).toHaveLength(60);
+  }, 120_000);
+
   it('refuses what cannot be sent: a draft (409), a void invoice (409), no recipient (400), more than 10 (400), a forged address (400), an e-invoice the invoice lacks data for (400)', async () => {
     const customer = await seed.customer({ email: null });
     const draft = await api.call('POST', '/api/v1/invoices', { customer: customer.id, items: [{ description: 'x', unit_amount: 100 }] }, { 'x-idempotency-key': `d-${Math.random()}` });
