@@ -1,5 +1,5 @@
 // `npm start`: the whole platform in one process on one machine, for trying it out and for local development.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, connectEventBus, inspectLocalPostgres, LocalPostgresConflict, PortInUseError, startTracing } from '@invoicing/service-kit';
 import { loadRunnerSettings, type RunnerSettings } from './config.ts';
 import { hostInProcess, type InProcessHost } from './in-process-host.ts';
@@ -10,7 +10,7 @@ import { localPortOf, SERVICE_NAMES, SERVICES } from './services.ts';
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
-const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean, host: InProcessHost, bus: string): string => {
+const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean, host: InProcessHost, bus: string, mail: string): string => {
   const origin = `http://localhost:${port}`;
   const width = Math.max(...host.services.map(({ name }) => name.length));
   return [
@@ -18,6 +18,7 @@ const banner = (port: number, database: LocalDatabase, usesDatabaseUrl: boolean,
     `The invoicing API is up at ${origin}/api/v1 (database: ${database.description}; events: ${bus}).`,
     ...host.services.map(({ name, url }) => `  ${name.padEnd(width)}  ${url}`),
     `  OpenAPI document: ${origin}/api/v1/openapi.json`,
+    `  E-mails: ${mail}`,
     '  Create an API key, in another shell in this folder:',
     `    ${usesDatabaseUrl ? 'DATABASE_URL=<the same URL> ' : ''}npm run --silent admin -- keys create --workspace demo --scopes all`,
     '  Then call the API with it:',
@@ -67,10 +68,12 @@ const main = async (): Promise<number> => {
   const stopTracing = startTracing('invoicing', settings);
   let database: LocalDatabase | undefined;
   let host: InProcessHost;
+  let mailDir = '';
   try {
     database = await openLocalDatabase(settings, inherited);
     const definitions = SERVICES.map(({ definition }) => definition);
     const gateway = { host: settings.HOST, port: settings.PORT };
+    mailDir = resolve(inherited.MAIL_DIR ?? join(settings.DATA_DIR, 'mail'));
     const environment = serviceEnvironment(
       {
         gateway,
@@ -80,7 +83,7 @@ const main = async (): Promise<number> => {
         logLevel: settings.LOG_LEVEL,
         natsUrl: settings.NATS_URL,
         // Without SMTP_URL, e-mails are written under the data folder, beside the database.
-        extraEnv: { MAIL_DIR: inherited.MAIL_DIR ?? join(settings.DATA_DIR, 'mail') },
+        extraEnv: { MAIL_DIR: mailDir },
       },
       names.filter((name) => name !== GATEWAY).map((name) => [name, portOf(name)] as const),
     );
@@ -100,7 +103,9 @@ const main = async (): Promise<number> => {
     return 1;
   }
 
-  say(banner(settings.PORT, database, Boolean(settings.DATABASE_URL), host, settings.NATS_URL ? `NATS ${settings.NATS_URL}` : 'in-process'));
+  // Where a newcomer finds what would have been sent (billing logs each file's path as it writes it).
+  const mail = inherited.SMTP_URL ? 'sent over SMTP_URL' : `SMTP_URL is unset, so each is written as an .eml file under ${mailDir}`;
+  say(banner(settings.PORT, database, Boolean(settings.DATABASE_URL), host, settings.NATS_URL ? `NATS ${settings.NATS_URL}` : 'in-process', mail));
   const reason = await stopRequested;
   say(`\n${reason}`);
   await host.stop();

@@ -5,7 +5,8 @@ import { startSystem, type TestSystem } from '../support/system.ts';
 
 // E-mail through the gateway, every service its own process on NATS: a permanent refusal reaches
 // catalog as billing.email.suppressed (the customer shows `email_status: "bounced"`), later sends
-// to it fail at once, and a new email sends again; the webhook types and the send scope.
+// to it fail at once, and a new email sends again; the webhook events invoice.sent and
+// message.failed as notifications records them; the send scope.
 let system: TestSystem;
 let smtp: SmtpTestServer;
 
@@ -34,7 +35,7 @@ const poll = async <T>(read: () => Promise<T>, done: (value: T) => boolean, time
 };
 
 describe('e-mail through the gateway', () => {
-  it('bounces into catalog, suppresses until the email changes, and needs invoices:send', async () => {
+  it('bounces into catalog, suppresses until the email changes, records invoice.sent and message.failed, and needs invoices:send', async () => {
     const minted = await system.mintKey(`mail-${randomUUID().slice(0, 8)}`, 'all');
     const api = system.client(minted.key);
     const customer = (await api.POST('/api/v1/customers', { body: { name: 'Bouncing AG', email: 'refuse-all@buyer.example' } })).data!.data;
@@ -66,6 +67,15 @@ describe('e-mail through the gateway', () => {
     expect(sent).toMatchObject({ status: 'sent', to: ['accounts@buyer.example'] });
     const listed = await api.GET('/api/v1/invoices/{id}/messages', { params: { path: { id: draft.id } } });
     expect(listed.data!.data.map((message) => message.status)).toEqual(['sent', 'failed', 'failed']);
+
+    // The webhook events, as notifications recorded them from billing's: the sent invoice, and each failed message.
+    const eventsOf = async (type: 'invoice.sent' | 'message.failed') =>
+      ((await api.GET('/api/v1/events', { params: { query: { type } } })).data?.data ?? []).filter((event) => JSON.stringify(event.data).includes(draft.id));
+    const sentEvents = await poll(() => eventsOf('invoice.sent'), (events) => events.length >= 1);
+    expect(sentEvents.map((event) => (event.data.object as { id: string; status: string }).id)).toEqual([draft.id]);
+    const failedEvents = await poll(() => eventsOf('message.failed'), (events) => events.length >= 2);
+    expect(failedEvents.map((event) => (event.data.object as { id: string; error: string }).id).sort()).toEqual([first.data!.data.id, listed.data!.data[1]!.id].sort());
+    expect(failedEvents.map((event) => (event.data.object as { object: string }).object)).toEqual(['message', 'message']);
 
     // A key without invoices:send is refused before anything is looked up.
     const reader = system.client((await system.mintKey(`reader-${randomUUID().slice(0, 8)}`, 'invoices:read')).key);

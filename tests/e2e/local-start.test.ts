@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { createTestDatabase, freePort, freePortBase, type TestDatabase } from '@invoicing/testing';
+import { simpleParser } from 'mailparser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { measureProcessTreeMemory } from '../../deploy/local/measure-memory.ts';
@@ -18,10 +21,12 @@ interface Runner {
 
 let database: TestDatabase;
 let runner: Runner | undefined;
+/** The runner's DATA_DIR (its database comes from DATABASE_URL; its e-mails are written here). */
+let dataDir: string;
 
 const startRunner = async (): Promise<Runner> => {
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+  const env = { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const child = spawn(NODE, ['deploy/local/start.ts'], { cwd: new URL('../..', import.meta.url), env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -39,6 +44,7 @@ const startRunner = async (): Promise<Runner> => {
 
 beforeAll(async () => {
   database = await createTestDatabase('npm_start');
+  dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
 });
 
 afterEach(async () => {
@@ -51,6 +57,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await database?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Delivery {
@@ -101,7 +108,7 @@ const waitFor = async <T>(find: () => T | undefined, timeoutMs = 30_000): Promis
 };
 
 describe('npm start', () => {
-  it('runs every service in one process without NATS: a paid invoice gets its PDF and a signed webhook; Ctrl-C stops it cleanly', async () => {
+  it('runs every service in one process without NATS: a paid invoice gets its PDF and a signed webhook, its e-mail is an .eml file under the data folder; Ctrl-C stops it cleanly', async () => {
     const receiver = await startReceiver();
     try {
       const { gatewayUrl, child, exited, output } = await startRunner();
@@ -122,10 +129,21 @@ describe('npm start', () => {
       };
       const endpoint = await call('POST', '/webhook_endpoints', { url: receiver.url, enabled_events: ['invoice.paid'] });
       expect(endpoint.status).toBe(201);
-      const customer = await call('POST', '/customers', { name: 'Started GmbH' });
+      const mailDir = join(dataDir, 'mail');
+      expect(output()).toContain(`  E-mails: SMTP_URL is unset, so each is written as an .eml file under ${mailDir}\n`);
+      const customer = await call('POST', '/customers', { name: 'Started GmbH', email: 'accounts@started.example' });
       const invoice = await call('POST', '/invoices', { customer: customer.json.data.id, items: [{ description: 'Setup', unit_amount: 5000 }] });
       const id = String(invoice.json.data.id);
       expect((await call('POST', `/invoices/${id}/finalize`)).json.data.number).toMatch(/^INV\/\d{4}\/0001$/);
+      // Without SMTP_URL the e-mail is written where the banner says, as it would have been sent.
+      const queued = await call('POST', `/invoices/${id}/send`, {});
+      expect(queued.status).toBe(202);
+      const eml = join(mailDir, `${String(queued.json.data.id)}.eml`);
+      await waitFor(() => (existsSync(eml) ? true : undefined), 60_000);
+      const mail = await simpleParser(readFileSync(eml));
+      expect(mail.subject).toMatch(/^Invoice INV\/\d{4}\/0001 from /);
+      expect(mail.to).toMatchObject({ value: [{ address: 'accounts@started.example' }] });
+      expect(mail.attachments.map((each) => each.contentType)).toEqual(['application/pdf']);
       expect((await call('POST', `/invoices/${id}/pay`)).json.data.status).toBe('paid');
 
       const delivery = await waitFor(() => receiver.deliveries.find((d) => d.body.includes('"invoice.paid"')));

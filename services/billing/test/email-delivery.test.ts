@@ -22,10 +22,10 @@ describe('e-mail delivery', () => {
     return { invoice: finalized.body.data, customer };
   };
   const send = (invoiceId: string, body?: unknown, key = `s-${Math.random()}`) => api.call('POST', `/api/v1/invoices/${invoiceId}/send`, body, { 'x-idempotency-key': key });
-  const messageWhen = async (id: string, done: (message: any) => boolean, timeoutMs = 30_000) => {
+  const messageWhen = async (id: string, done: (message: any) => boolean, timeoutMs = 30_000, client = api) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const response = await api.call('GET', `/api/v1/messages/${id}`);
+      const response = await client.call('GET', `/api/v1/messages/${id}`);
       expect(response.status).toBe(200);
       if (done(response.body.data)) return response.body.data;
       if (Date.now() > deadline) throw new Error(`message stayed ${JSON.stringify(response.body.data)}`);
@@ -104,6 +104,114 @@ describe('e-mail delivery', () => {
     } finally {
       await api.call('PATCH', '/api/v1/account', { send_on_finalize: false, email_attachments: ['pdf'] });
     }
+  }, 120_000);
+
+  it('attaches each stored document chosen (PDF, Factur-X, UBL, CII, XRechnung UBL and CII), written in the invoice’s language; the total is capped', async () => {
+    // A seller and a buyer with everything XRechnung needs, in a workspace of their own; the buyer reads German.
+    const seller = workspaceClient(harness.service);
+    const sellerSeed = catalogSeeder(harness, seller.workspaceId);
+    const patched = await seller.call('PATCH', '/api/v1/account', {
+      business_name: 'Nordlicht Software GmbH',
+      email: 'rechnung@nordlicht.example',
+      address: { line1: 'Hauptstraße 1', city: 'Berlin', postal_code: '10115', country: 'DE' },
+      tax_id: 'DE123456789',
+      phone: '+49 30 1234567',
+      contact_name: 'Buchhaltung',
+      payment_account: { iban: 'DE89370400440532013000' },
+      default_currency: 'EUR',
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const buyer = await sellerSeed.customer({ name: 'Stadt Köln', email: 'rechnung@koeln.example', buyer_reference: '991-12345-67', preferred_locale: 'de', address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' } });
+    const issue = async (attach?: Buffer) => {
+      const draft = await seller.call('POST', '/api/v1/invoices', { customer: buyer.id, due_date: '2026-12-22', items: [{ description: 'Wartung', unit_amount: 100_000, tax_rate: 19 }] }, { 'x-idempotency-key': `x-${Math.random()}` });
+      expect(draft.status, JSON.stringify(draft.body)).toBe(201);
+      if (attach) {
+        const body = { filename: 'stunden.csv', content_type: 'text/csv', content_base64: attach.toString('base64') };
+        const attached = await seller.call('POST', `/api/v1/invoices/${draft.body.data.id}/attachments`, body, { 'x-idempotency-key': `a-${Math.random()}` });
+        expect(attached.status, JSON.stringify(attached.body)).toBe(201);
+      }
+      const finalized = await seller.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': `xf-${Math.random()}` });
+      expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+      expect(finalized.body.data.einvoice).toEqual({ en16931: { ready: true, missing: [] }, xrechnung: { ready: true, missing: [] } });
+      return finalized.body.data;
+    };
+    const sendAs = (invoiceId: string, attachments: string[]) => seller.call('POST', `/api/v1/invoices/${invoiceId}/send`, { attachments }, { 'x-idempotency-key': `xs-${Math.random()}` });
+
+    const invoice = await issue();
+    expect(invoice.locale).toBe('de');
+    const all = ['xrechnung_cii', 'pdf', 'ubl', 'facturx', 'cii', 'xrechnung_ubl'];
+    const queued = await sendAs(invoice.id, all);
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    expect(queued.body.data.subject).toBe(`Rechnung ${invoice.number} von Nordlicht Software GmbH`);
+    const sent = await messageWhen(queued.body.data.id, (message) => message.status !== 'queued', 90_000, seller);
+    expect(sent.status, JSON.stringify(sent)).toBe('sent');
+    const base = `Invoice-${invoice.number.replaceAll('/', '-')}`;
+    // In the documented order, whatever order they were asked in.
+    expect(sent.attachments.map((each: { filename: string; content_type: string }) => [each.filename, each.content_type])).toEqual([
+      [`${base}.pdf`, 'application/pdf'],
+      [`${base}.facturx.pdf`, 'application/pdf'],
+      [`${base}.ubl.xml`, 'application/xml'],
+      [`${base}.cii.xml`, 'application/xml'],
+      [`${base}.xrechnung.ubl.xml`, 'application/xml'],
+      [`${base}.xrechnung.cii.xml`, 'application/xml'],
+    ]);
+    const [mail] = await smtp.waitFor((each) => each.messageId === `<${queued.body.data.id}@platform.example>`);
+    const files = mail!.parsed.attachments;
+    expect(files.map((each) => [each.filename, each.size])).toEqual(sent.attachments.map((each: { filename: string; size: number }) => [each.filename, each.size]));
+    const text = (index: number) => files[index]!.content.toString('utf8');
+    expect(text(0).startsWith('%PDF-')).toBe(true);
+    expect(text(1).startsWith('%PDF-')).toBe(true);
+    expect(text(1)).toContain('factur-x.xml');
+    expect(text(2)).toMatch(/<(\w+:)?Invoice [^>]*urn:oasis:names:specification:ubl:schema:xsd:Invoice-2/);
+    expect(text(2)).toContain('urn:cen.eu:en16931:2017');
+    expect(text(2)).not.toContain('xrechnung');
+    expect(text(3)).toContain('CrossIndustryInvoice');
+    expect(text(3)).not.toContain('xrechnung');
+    expect(text(4)).toMatch(/<(\w+:)?Invoice [^>]*urn:oasis:names:specification:ubl:schema:xsd:Invoice-2/);
+    expect(text(4)).toContain('urn:xeinkauf.de:kosit:xrechnung');
+    expect(text(5)).toContain('CrossIndustryInvoice');
+    expect(text(5)).toContain('urn:xeinkauf.de:kosit:xrechnung');
+    for (const xml of [2, 3, 4, 5]) expect(text(xml)).toContain(invoice.number);
+    // The body in German, with German money and dates.
+    expect(mail!.parsed.text).toContain('Guten Tag Stadt Köln,');
+    expect(mail!.parsed.text?.replaceAll('\u00a0', ' ')).toContain('Offener Betrag: 1.190,00 € (fällig am 22.12.2026)');
+    expect(mail!.parsed.text).toContain(`Anhang: ${files.map((each) => each.filename).join(', ')}`);
+    expect(mail!.parsed.html).toContain('lang="de"');
+
+    // Two exports that each embed a 4.5 MB supporting document: each below the 10 MB cap, together above it.
+    const heavy = await issue(Buffer.from('tag,stunden\n'.padEnd(4_500_000, '2026-11-02,7.5\n')));
+    const tooLarge = await sendAs(heavy.id, ['cii', 'ubl']);
+    expect(tooLarge.status, JSON.stringify(tooLarge.body)).toBe(202);
+    const failed = await messageWhen(tooLarge.body.data.id, (message) => message.status !== 'queued', 90_000, seller);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 0, error: 'attachments: together larger than 10000000 bytes, the limit of one message (cii takes them over)' });
+    expect(smtp.received.filter((each) => each.messageId === `<${tooLarge.body.data.id}@platform.example>`)).toEqual([]);
+    expect(await outboxTypes(failed.id)).toEqual(['billing.message.failed']);
+    // Either one alone goes.
+    const one = await sendAs(heavy.id, ['cii']);
+    expect((await messageWhen(one.body.data.id, (message) => message.status !== 'queued', 90_000, seller)).status).toBe('sent');
+  }, 240_000);
+
+  it('shares the queue between replicas under leases: 60 messages due at one instant, claimed by three workers at once, each delivered once', async () => {
+    await Promise.all([harness.start(), harness.start()]);
+    const { invoice } = await openInvoice({ email: 'replicas@buyer.example' });
+    const first = (await send(invoice.id, { attachments: [] })).body.data.id as string;
+    await messageWhen(first, (message) => message.status === 'sent');
+    // 60 more like it, queued in one statement and all due a moment later: every worker of the three
+    // processes polls for them at once (sends through the API would each be claimed at once by the
+    // worker of the process that answered).
+    const copies = await harness.sql<{ id: string }>(
+      `insert into billing.messages (id, workspace_id, invoice_id, kind, to_addresses, cc_addresses, subject, note, attachment_kinds, attachments, status, attempts, next_attempt_at, created_at)
+       select gen_random_uuid(), workspace_id, invoice_id, kind, to_addresses, cc_addresses, subject, note, attachment_kinds, attachments, 'queued', 0, now() + interval '1 second', now()
+       from billing.messages, generate_series(1, 60) where id = substr(?, 5)::uuid returning id::text`,
+      [first],
+    );
+    const ids = copies.map((row) => `msg_${row.id.replaceAll('-', '')}`);
+    expect(ids).toHaveLength(60);
+    for (const id of ids) await messageWhen(id, (message) => message.status === 'sent');
+    const expected = new Set(ids.map((id) => `<${id}@platform.example>`));
+    const received = smtp.received.filter((each) => each.messageId !== null && expected.has(each.messageId));
+    expect(new Set(received.map((each) => each.messageId)).size).toBe(60);
+    expect(received).toHaveLength(60);
   }, 120_000);
 
   it('refuses what cannot be sent: a draft (409), a void invoice (409), no recipient (400), more than 10 (400), a forged address (400), an e-invoice the invoice lacks data for (400)', async () => {

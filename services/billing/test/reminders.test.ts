@@ -93,4 +93,39 @@ describe('reminders', () => {
     const types = await harness.sql<{ type: string }>(`select envelope->>'type' as type from billing.outbox where envelope::text like ? order by created_at, id`, [`%${invoice.id}%`]);
     expect(types.filter((row) => row.type === 'billing.invoice.reminder_sent')).toHaveLength(2);
   }, 60_000);
+
+  it('states what is still to be paid after a partial payment; stops for a voided invoice', async () => {
+    await api.call('PATCH', '/api/v1/account', { reminder_days: [-3, 0] });
+    harness.clock.set('2027-01-05T09:00:00.000Z');
+    const open = async (email: string, key: string) => {
+      const customer = await seed.customer({ email });
+      const created = await api.call('POST', '/api/v1/invoices', { customer: customer.id, due_date: '2027-01-20', items: [{ description: 'Audit', unit_amount: 50_000 }] }, { 'x-idempotency-key': `${key}-create` });
+      const finalized = await api.call('POST', `/api/v1/invoices/${created.body.data.id}/finalize`, undefined, { 'x-idempotency-key': `${key}-fin` });
+      expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+      return finalized.body.data as { id: string; number: string };
+    };
+    const partlyPaid = await open('partly@buyer.example', 'r2-partly');
+    const voided = await open('voided@buyer.example', 'r2-voided');
+    const payment = await api.call('POST', `/api/v1/invoices/${partlyPaid.id}/payments`, { amount: 12_345 }, { 'x-idempotency-key': 'r2-pay' });
+    expect(payment.status, JSON.stringify(payment.body)).toBe(201);
+
+    // Due − 3: both are reminded; the partly paid one of the €376.55 still open, not of its €500.00 total.
+    harness.clock.set('2027-01-17T09:00:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(2);
+    await settle(partlyPaid.id);
+    await settle(voided.id);
+    const [partlyReminder] = await reminders(partlyPaid.id);
+    const partly = await simpleParser(await readFile(join(mailDir, `${partlyReminder.id}.eml`), 'utf8'));
+    expect(partly.text).toContain('Amount due: €376.55 (due by Jan 20, 2027)');
+    expect(partly.text).not.toContain('€500.00');
+    expect(partly.html).toContain('€376.55');
+
+    // Voided before the due day: that invoice gets no further reminder, the other one does.
+    expect((await api.call('POST', `/api/v1/invoices/${voided.id}/void`, undefined, { 'x-idempotency-key': 'r2-void' })).status).toBe(200);
+    harness.clock.set('2027-01-20T09:00:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(1);
+    await settle(partlyPaid.id);
+    expect(await reminders(voided.id)).toHaveLength(1);
+    expect((await reminders(partlyPaid.id)).map((message: { status: string }) => message.status)).toEqual(['sent', 'sent']);
+  }, 60_000);
 });

@@ -120,7 +120,8 @@ export class MailWorker {
     try {
       attachments = await this.#fetchAttachments(claimed, system, invoice.number);
     } catch (error) {
-      if (error instanceof DocumentRefusedError || error instanceof DocumentTooLargeError) return this.#fail(claimed, system, `attachment: ${error.message}`, false);
+      if (error instanceof DocumentTooLargeError) return this.#fail(claimed, system, `attachments: ${error.message}`, false);
+      if (error instanceof DocumentRefusedError) return this.#fail(claimed, system, `attachment: ${error.message}`, false);
       return this.#retryOrFail(claimed, system, `attachment: ${error instanceof AppError ? error.message : String(error)}`);
     }
     const content = composeEmail({ kind: claimed.kind, invoice, note: claimed.note ?? null, locale: invoice.locale }, attachments.map((each) => each.filename));
@@ -175,7 +176,11 @@ export class MailWorker {
     let budget = MESSAGE_ATTACHMENTS_MAX_BYTES;
     for (const kind of claimed.attachmentKinds) {
       const source = ATTACHMENT_SOURCES[kind];
-      const document = await this.#options.documents.getDocument(source.path(invoiceId), caller, budget);
+      const document = await this.#options.documents.getDocument(source.path(invoiceId), caller, budget).catch((error: unknown) => {
+        // Said in the message's terms: the API shows this error, and the internal route means nothing there.
+        if (error instanceof DocumentTooLargeError) throw new DocumentTooLargeError(`together larger than ${MESSAGE_ATTACHMENTS_MAX_BYTES} bytes, the limit of one message (${kind} takes them over)`);
+        throw error;
+      });
       if (!document) throw new DocumentRefusedError(`documents has no ${kind} for ${invoiceId}`);
       budget -= document.bytes.length;
       attachments.push({ filename: attachmentFilename(invoiceNumber, kind), contentType: source.contentType, content: document.bytes });

@@ -48,6 +48,15 @@ describe('composeEmail', () => {
     expect(email.text).toContain('If you have already paid');
   });
 
+  it('goes on from the greeting in lower case where the language does, and starts a sentence after the sender’s note', () => {
+    expect(composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: null, locale: 'de' }).text).toContain('Guten Tag Müller GmbH,\n\nanbei erhalten Sie die Rechnung INV/2026/0042');
+    const noted = composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: 'Vielen Dank für Ihren Auftrag.', locale: 'de' });
+    expect(noted.text).toContain('Guten Tag Müller GmbH,\n\nVielen Dank für Ihren Auftrag.\n\nAnbei erhalten Sie die Rechnung INV/2026/0042');
+    expect(noted.html).toContain('>Anbei erhalten Sie die Rechnung INV/2026/0042');
+    expect(composeEmail({ kind: 'reminder', invoice: makeInvoice(), note: 'Kurze Erinnerung.', locale: 'de' }).text).toContain('Kurze Erinnerung.\n\nWir möchten Sie freundlich');
+    expect(composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: 'Thanks!', locale: 'en' }).text).toContain('Thanks!\n\nHere is invoice INV/2026/0042');
+  });
+
   it('keeps hostile text out of headers and escapes it in HTML', () => {
     const invoice = makeInvoice({
       number: 'INV\r\nBcc: x@attacker.example',

@@ -96,10 +96,13 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
   const overdue = invoice.status === 'overdue';
   const dueLine = invoice.due_date ? t(overdue ? 'overdue_since' : 'due_by', { date: formats.date(invoice.due_date) }) : '';
   const subject = headerText(t(kind === 'reminder' ? 'subject_reminder' : 'subject_invoice', { number, seller }));
-  const intro = kind === 'reminder' ? t('reminder_intro', { number, issued }) : t('invoice_intro', { number, issued, total: formats.money(invoice.total, invoice.currency) });
+  const cleanNote = note ? bodyText(note) : '';
+  const written = kind === 'reminder' ? t('reminder_intro', { number, issued }) : t('invoice_intro', { number, issued, total: formats.money(invoice.total, invoice.currency) });
+  // A letter's first sentence may go on from the greeting in lower case (German: "Guten Tag …, anbei …");
+  // after the sender's note it starts a sentence of its own.
+  const intro = cleanNote ? `${written.charAt(0).toLocaleUpperCase(tag)}${written.slice(1)}` : written;
   const greeting = t('greeting', { customer });
   const instructions = invoice.business_snapshot?.payment_instructions ? bodyText(invoice.business_snapshot.payment_instructions) : '';
-  const cleanNote = note ? bodyText(note) : '';
   const attachedLine = attachmentNames.length ? t('attached', { files: attachmentNames.join(', ') }) : '';
   const ignore = kind === 'reminder' ? t('reminder_ignore') : '';
   // The sender's own words come right after the greeting, before the invoice's particulars.
