@@ -83,6 +83,31 @@ describe('the printed invoice view', () => {
     expect(sut.exemptions).toHaveLength(5);
   });
 
+  it('does not repeat a reason that only restates the category or its legal words', () => {
+    const sut = (locale: string, reasons: { AE: string; K: string; E: string }) =>
+      toInvoiceDocumentView(
+        makeInvoice({
+          locale,
+          lineInputs: [
+            { description: 'Audit', unit_amount: 100_000, tax_category: 'AE', tax_exemption_reason: reasons.AE },
+            { description: 'Machine', unit_amount: 50_000, tax_category: 'K', tax_exemption_reason: reasons.K },
+            { description: 'Training', unit_amount: 20_000, tax_category: 'E', tax_exemption_reason: reasons.E },
+          ],
+        }),
+      ).exemptions;
+    // In the order of the VAT groups.
+    expect(sut('en', { AE: 'Reverse charge', K: 'intra-community supply.', E: 'Exempt from VAT' })).toEqual([
+      'Exempt from VAT',
+      'Reverse charge: the recipient is liable for the VAT.',
+      'Exempt intra-community supply of goods (Article 138 of Directive 2006/112/EC).',
+    ]);
+    expect(sut('de', { AE: 'Steuerschuldnerschaft des Leistungsempfängers', K: 'Innergemeinschaftliche Lieferung', E: 'Steuerfrei nach § 4 Nr. 21 UStG' })).toEqual([
+      'Steuerbefreit: Steuerfrei nach § 4 Nr. 21 UStG',
+      'Steuerschuldnerschaft des Leistungsempfängers.',
+      'Steuerfreie innergemeinschaftliche Lieferung (Art. 138 MwStSystRL).',
+    ]);
+  });
+
   it('offers a payment QR code only for a EUR invoice with a credit-transfer account', () => {
     expect(toInvoiceDocumentView(makeInvoice()).payment.qr?.svg).toMatch(/^<svg /);
     expect(toInvoiceDocumentView(makeInvoice({ currency: 'USD' })).payment.qr).toBeNull();
