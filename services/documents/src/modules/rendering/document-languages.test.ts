@@ -128,6 +128,15 @@ describe.each([
     expect(hyphen).toBeLessThan(9.5 / 2);
   });
 
+  it('starts every value of the payment account in one column, however long the labels are in its language', async () => {
+    const placed = await pdfWords(pdf);
+    const reference = placed.find((word) => word.text === 'RF73INV20260042')!;
+    const holder = placed.filter((word) => word.text === 'Acme' && word.page === reference.page).at(-1)!;
+    const iban = placed.find((word) => word.text === 'DE89')!;
+    const bic = placed.find((word) => word.text === 'COBADEFFXXX')!;
+    for (const value of [holder, iban, bic]) expect(value.xMin).toBeCloseTo(reference.xMin, 1);
+  });
+
   it('is a tagged PDF that declares its language', async () => {
     expect((await pdfInfo(pdf)).Tagged).toBe('yes');
     expect(pdf.toString('latin1')).toContain(`/Lang (${locale})`);
