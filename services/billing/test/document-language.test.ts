@@ -125,5 +125,28 @@ describe('language and legal contents of invoices', () => {
       expect(accepted.body.data.number).toMatch(/0001$/);
       expect(accepted.body.data.einvoice.xrechnung).toEqual({ ready: true, missing: [] });
     });
+
+    it('with en16931 refuses what EN 16931 lacks, each entry naming its rule, and lets through what only XRechnung would need', async () => {
+      const strict = workspaceClient(harness.service);
+      const strictSeed = catalogSeeder(harness, strict.workspaceId);
+      // No VAT identifier yet: a taxable line needs the seller's (BR-S-02).
+      const { tax_id: _taxId, ...withoutTaxId } = SELLER;
+      await strict.call('PATCH', '/api/v1/account', { ...withoutTaxId, einvoice_required: 'en16931' });
+      const customer = await strictSeed.customer({ name: 'Stadt Köln', address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' } });
+      const draft = await strict.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS }, { 'x-idempotency-key': 'en-1' });
+
+      const refused = await strict.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'en-f1' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('invalid_request');
+      expect(refused.body.errors).toEqual([{ path: 'business_snapshot.tax_id', message: expect.stringMatching(/^BR-S-02: /) }]);
+      expect((await strict.call('GET', `/api/v1/invoices/${draft.body.data.id}`)).body.data).toMatchObject({ status: 'draft', number: null });
+
+      // Still no buyer reference and no seller phone: no XRechnung, but a valid EN 16931 invoice.
+      await strict.call('PATCH', '/api/v1/account', { tax_id: 'DE123456789' });
+      const accepted = await strict.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'en-f2' });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      expect(accepted.body.data.einvoice.en16931).toEqual({ ready: true, missing: [] });
+      expect(accepted.body.data.einvoice.xrechnung.missing.map((entry: { path: string }) => entry.path)).toContain('buyer_reference');
+    });
   });
 });

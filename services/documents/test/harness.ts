@@ -123,6 +123,8 @@ export const startDocuments = async (label: string, options: DocumentsHarnessOpt
     orm,
     billing,
     printer,
+    /** The Chromium renderer these tests started (none when given `rendering`), to print what a page shows. */
+    renderer: ownRenderer,
     published,
     prints: counter.prints,
     /** Every public invoice page of these tests is reached as the gateway would forward it. */

@@ -32,3 +32,24 @@ export const pdfPagesAsPng = async (pdf: Buffer, dpi = 200): Promise<Buffer[]> =
     await rm(folder, { recursive: true, force: true });
   }
 };
+
+/** A word as poppler places it on its page (points from the top left). */
+export interface PdfWord {
+  page: number;
+  text: string;
+  xMin: number;
+  xMax: number;
+}
+
+/** Every word of a PDF with its box (`pdftotext -bbox`), to measure how the text was set. */
+export const pdfWords = async (pdf: Buffer): Promise<PdfWord[]> => {
+  const html = await run('pdftotext', ['-bbox', '-enc', 'UTF-8', '-', '-'], pdf);
+  const words: PdfWord[] = [];
+  let page = 0;
+  const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  for (const match of html.matchAll(/<page |<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)) {
+    if (match[0] === '<page ') page += 1;
+    else words.push({ page, text: unescape(match[3]!), xMin: Number(match[1]), xMax: Number(match[2]) });
+  }
+  return words;
+};

@@ -2,6 +2,8 @@ import type { InvoiceViewedData } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, INTERNAL_TOKEN, newWorkspace, startDocuments, waitFor, type DocumentsHarness } from '../../../test/harness.ts';
 import { makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
+import { pdfPagesAsPng } from '../../../test/support/pdf-text.ts';
+import { decodeQrCodeOnPages } from '../../../test/support/qr-code.ts';
 
 let sut: DocumentsHarness;
 
@@ -78,6 +80,20 @@ describe('GET /i/:token', () => {
     ]) {
       expect(text).toContain(phrase);
     }
+  });
+
+  it('prints a payment QR code for what is still to pay, which a banking app reads', async () => {
+    const rich = makeRichInvoice({ locale: 'de-DE' });
+    // €875.58 was due at issue (the PDF's code); €75.58 has been paid since.
+    const invoice = sut.billing.put(newWorkspace(), { ...rich, amount_paid: 7_558, amount_remaining: rich.amount_due - 7_558 });
+    const page = (await sut.get(`/i/${invoice.public_url_token}`)).body;
+    const figure = /<figure class="payment-qr">[\s\S]*?<\/figure>/.exec(page)?.[0];
+    expect(figure).toBeDefined();
+    // The page's own code, printed as it is (Chromium) and scanned from the image.
+    const pdf = await sut.renderer!.render({ title: 'QR', lang: 'de-DE', style: '', body: figure!, paper: 'A4' });
+    expect(decodeQrCodeOnPages(await pdfPagesAsPng(pdf))).toBe(
+      ['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Factoring Bank AG', 'DE89370400440532013000', 'EUR800.00', '', invoice.remittance_reference].join('\n'),
+    );
   });
 
   it('is locked down: no scripts, no framing, no referrer, no indexing, no caching', async () => {

@@ -2,7 +2,7 @@ import type { Invoice } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRenderer } from '../../../test/harness.ts';
 import { makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
-import { pdfInfo, pdfPagesAsPng, pdfText } from '../../../test/support/pdf-text.ts';
+import { pdfInfo, pdfPagesAsPng, pdfText, pdfWords } from '../../../test/support/pdf-text.ts';
 import { decodeQrCodeOnPages } from '../../../test/support/qr-code.ts';
 import { documentMessages } from './document-messages.ts';
 import { createInvoicePrinter, type InvoicePrinter } from './invoice-printer.ts';
@@ -28,7 +28,7 @@ const legalInvoice = (locale: string): Invoice => {
     delivery_date: null,
     service_period: { start: '2026-10-01', end: '2026-10-31' },
     lineInputs: [
-      { description: 'Beratung', quantity: 2, unit_amount: 45_000, tax_rate: 19, discount: { percent_off: 10 } },
+      { description: 'Beratung Projekt Rechnungseingang (Konzeption, Workshops und Abstimmung mit den Fachämtern)', quantity: 2, unit_amount: 45_000, tax_rate: 19, discount: { percent_off: 10 } },
       { description: 'Fachbuch', quantity: 3, unit_amount: 2_990, tax_rate: 7 },
       { description: 'Schulung', unit_amount: 20_000, tax_category: 'E', tax_exemption_reason: 'Art. 132 (1) (i) MwStSystRL' },
       { description: 'Wartung', unit_amount: 50_000, tax_category: 'AE', tax_exemption_reason: 'Reverse charge' },
@@ -37,6 +37,8 @@ const legalInvoice = (locale: string): Invoice => {
   });
   return {
     ...invoice,
+    // The street again without its hyphens, to measure how wide a hyphen is set.
+    notes: 'Haltestelle Willi Becker Allee',
     // A subscription's line states its own period (BG-26).
     lines: { ...invoice.lines, data: invoice.lines.data.map((line, index) => (index === 0 ? { ...line, period: { start: '2026-10-01', end: '2026-10-31' } } : line)) },
     customer_snapshot: {
@@ -60,12 +62,15 @@ describe.each([
   ['nl', '20 nov 2026', '20 dec 2026', '1 okt 2026 t/m 31 okt 2026', '€ 2.059,88', '€ 153,90', '19%'],
 ])('the PDF in %s', (locale, issueDate, dueDate, servicePeriod, total, vat19, rate19) => {
   let text: string;
+  let pages: string[];
   let pdf: Buffer;
   const t = documentMessages(locale);
 
   beforeAll(async () => {
     pdf = (await printer.print(legalInvoice(locale))).bytes;
-    text = words(await pdfText(pdf));
+    const raw = await pdfText(pdf);
+    text = words(raw);
+    pages = raw.split('\f').map(words);
   });
 
   it('writes numbers, money and dates as its readers do', () => {
@@ -100,6 +105,36 @@ describe.each([
     ]) {
       expect(text).toContain(words(phrase));
     }
+  });
+
+  it('keeps the reasons of the exempt groups together on one page', () => {
+    const page = pages.find((each) => each.includes(words(t('exemption', { category: t('category_E'), reason: 'Art. 132 (1) (i) MwStSystRL' }))));
+    expect(page).toBeDefined();
+    expect(page).toContain(words(t('wording_AE')));
+    expect(page).toContain(words(t('wording_K')));
+  });
+
+  it('sets a hyphen as narrow as the typeface draws it in text, not as wide as a tabular figure', async () => {
+    const placed = await pdfWords(pdf);
+    const width = (word: string) => {
+      const found = placed.find((each) => each.text === word);
+      expect(found, word).toBeDefined();
+      return found!.xMax - found!.xMin;
+    };
+    // The address's "Willi-Becker-Allee" and the note's "Willi Becker Allee", both 9.5 pt Inter.
+    const hyphen = (width('Willi-Becker-Allee') - width('Willi') - width('Becker') - width('Allee')) / 2;
+    // Inter's hyphen is about a third of an em; with tabular figures (a figure's width) it is over half.
+    expect(hyphen).toBeGreaterThan(0);
+    expect(hyphen).toBeLessThan(9.5 / 2);
+  });
+
+  it('starts every value of the payment account in one column, however long the labels are in its language', async () => {
+    const placed = await pdfWords(pdf);
+    const reference = placed.find((word) => word.text === 'RF73INV20260042')!;
+    const holder = placed.filter((word) => word.text === 'Acme' && word.page === reference.page).at(-1)!;
+    const iban = placed.find((word) => word.text === 'DE89')!;
+    const bic = placed.find((word) => word.text === 'COBADEFFXXX')!;
+    for (const value of [holder, iban, bic]) expect(value.xMin).toBeCloseTo(reference.xMin, 1);
   });
 
   it('is a tagged PDF that declares its language', async () => {

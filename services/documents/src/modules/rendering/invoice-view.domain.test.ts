@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Address, PaymentMeans } from '@invoicing/contracts';
 import { makeAdjustment, makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
+import { fr } from './messages/fr.ts';
 import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 import { loadTemplates } from './templates.ts';
 
@@ -81,6 +82,31 @@ describe('the printed invoice view', () => {
       'Exonéré de TVA\u00a0: Exempt under Article 132(1)(i)',
     ]));
     expect(sut.exemptions).toHaveLength(5);
+  });
+
+  it('does not repeat a reason that only restates the category or its legal words', () => {
+    const sut = (locale: string, reasons: { AE: string; K: string; E: string }) =>
+      toInvoiceDocumentView(
+        makeInvoice({
+          locale,
+          lineInputs: [
+            { description: 'Audit', unit_amount: 100_000, tax_category: 'AE', tax_exemption_reason: reasons.AE },
+            { description: 'Machine', unit_amount: 50_000, tax_category: 'K', tax_exemption_reason: reasons.K },
+            { description: 'Training', unit_amount: 20_000, tax_category: 'E', tax_exemption_reason: reasons.E },
+          ],
+        }),
+      ).exemptions;
+    // In the order of the VAT groups.
+    expect(sut('en', { AE: 'Reverse charge', K: 'intra-community supply.', E: 'Exempt from VAT' })).toEqual([
+      'Exempt from VAT',
+      'Reverse charge: the recipient is liable for the VAT.',
+      'Exempt intra-community supply of goods (Article 138 of Directive 2006/112/EC).',
+    ]);
+    expect(sut('de', { AE: 'Steuerschuldnerschaft des Leistungsempfängers', K: 'Innergemeinschaftliche Lieferung', E: 'Steuerfrei nach § 4 Nr. 21 UStG' })).toEqual([
+      'Steuerbefreit: Steuerfrei nach § 4 Nr. 21 UStG',
+      'Steuerschuldnerschaft des Leistungsempfängers.',
+      'Steuerfreie innergemeinschaftliche Lieferung (Art. 138 MwStSystRL).',
+    ]);
   });
 
   it('offers a payment QR code only for a EUR invoice with a credit-transfer account', () => {
@@ -337,5 +363,20 @@ describe('the test mode marker of the printed invoice', () => {
     expect(live.testMode).toBeNull();
     expect(templates.pdfJob(test).body).toContain(`<p class="test-mode-print">${test.testMode}</p>`);
     expect(templates.pdfJob(live).body).not.toContain('test-mode-print');
+  });
+});
+
+describe('the French messages', () => {
+  it('keep a colon, semicolon, question or exclamation mark on the line of its word (a no-break space before it, never a plain one)', () => {
+    const broken = Object.entries(fr).filter(([, message]) => / [:;?!]/.test(message));
+    expect(broken).toEqual([]);
+  });
+
+  it('say how a direct debit is collected without repeating themselves', () => {
+    const sut = toInvoiceDocumentView({
+      ...makeInvoice({ locale: 'fr' }),
+      payment_means: [{ type: 'sepa_direct_debit', information: null, iban: null, bic: null, account_name: null, mandate_reference: 'M-1', creditor_id: 'DE98ZZZ09999999999', debited_iban: 'DE02120300000000202051', card_last4: null, card_holder: null }],
+    });
+    expect(sut.payment.terms).toBe('1\u202f445,15\u00a0€ sera prélevé sur l’IBAN DE02 1203 0000 0000 2020 51 (prélèvement SEPA).');
   });
 });

@@ -90,18 +90,29 @@ const groupCodes = (invoice: Invoice, group: TaxBreakdownEntry): string[] => {
   return [...new Set(codes.filter((code): code is string => code !== null))];
 };
 
+/** Two texts that say the same, whatever their case, spacing or closing punctuation ("Reverse charge." and "reverse charge"). */
+const sameText = (a: string, b: string, locale: string): boolean => {
+  const plain = (text: string) => text.toLocaleLowerCase(locale).replace(/[\s\u00a0\u202f]+/g, ' ').replace(/[\s.:;!]+$/, '').trim();
+  return plain(a) === plain(b);
+};
+
 /**
  * Each group that charges no normal VAT says why (Art. 226 (11), (11a)): the reason given, else
  * the sentence of its VATEX code, with the code; reverse charge and intra-community supply also in
- * their legal words.
+ * their legal words. A reason that only repeats the category's name or its legal words ("Reverse
+ * charge" on a reverse-charge group) is not printed a second time: the category alone stands for
+ * it, and for reverse charge and intra-community supply the legal words do.
  */
 export const exemptionsOf = (invoice: Invoice, writer: Writer): string[] =>
   invoice.tax_breakdown
     .filter((group) => EXEMPT_TAX_CATEGORIES.includes(group.tax_category))
     .flatMap((group) => {
       const category = categoryName(group, writer);
+      const wording = group.tax_category === 'AE' ? writer.t('wording_AE') : group.tax_category === 'K' ? writer.t('wording_K') : null;
       const codes = groupCodes(invoice, group);
-      const reason = nonBlank(group.tax_exemption_reason);
+      const given = nonBlank(group.tax_exemption_reason);
+      const repeated = given !== null && (sameText(given, category, writer.formats.locale) || (wording !== null && sameText(given, wording, writer.formats.locale)));
+      const reason = repeated ? null : given;
       const sentences = codes.map((code) => vatexSentence(code, writer)).filter((sentence): sentence is string => sentence !== null);
       const stated = reason ?? (sentences.length ? sentences.join('; ') : null);
       const code = codes.join(', ');
@@ -111,7 +122,8 @@ export const exemptionsOf = (invoice: Invoice, writer: Writer): string[] =>
           : writer.t('exemption', { category, reason: stated })
         : code
           ? writer.t('exemption_code_only', { category, code })
-          : null;
-      const wording = group.tax_category === 'AE' ? [writer.t('wording_AE')] : group.tax_category === 'K' ? [writer.t('wording_K')] : [];
-      return [...(line ? [line] : []), ...wording];
+          : repeated && wording === null
+            ? category
+            : null;
+      return [...(line ? [line] : []), ...(wording ? [wording] : [])];
     });
