@@ -1,6 +1,9 @@
+import { createServiceClient } from '@invoicing/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvoiceScheduler } from '../src/modules/subscriptions/invoice-scheduler.ts';
 import { subscriptionRepository } from '../src/modules/subscriptions/subscription.repository.ts';
-import { startSubscriptionsHarness, workspaceOf, type SubscriptionsHarness } from './support/harness.ts';
+import { billingClient, type BillingClient } from '../src/shared/upstreams.ts';
+import { INTERNAL_TOKEN, startSubscriptionsHarness, workspaceOf, type SubscriptionsHarness } from './support/harness.ts';
 
 let harness: SubscriptionsHarness;
 
@@ -110,6 +113,54 @@ describe('subscriptions', () => {
     // created; period 1 invoiced; PATCH of items; cancel at period end; PATCH of cancel_at; period 2 invoiced; cancel_at came.
     const events = await harness.sql<{ subject: string }>("select subject from subscriptions.outbox where envelope->>'workspace_id' = ? order by created_at", [ws.workspaceId]);
     expect(events.map((event) => event.subject.replace('subscriptions.subscription.', ''))).toEqual(['created', 'updated', 'updated', 'updated', 'updated', 'updated', 'canceled']);
+  });
+
+  it('a change made while billing writes a period’s invoice counts at once: a cancel_at of today stops the periods still due', async () => {
+    const ws = workspaceOf(harness);
+    const customer = await ws.seed.customer();
+    const price = await ws.seed.price();
+    // Three periods are due (15 February, March and April); the scheduler is behind.
+    const { body } = await ws.create({ customer: customer.id, items: [{ price: price.id }], start_date: '2027-02-15' });
+    const id = body.data.id;
+    const http = createServiceClient({ baseUrl: harness.billing.url, name: 'billing', internalToken: INTERNAL_TOKEN, timeoutMs: 10_000 });
+    const real = billingClient(http);
+    let patched: number | undefined;
+    // The real billing; the client PATCHes the subscription once, between billing's answer for the first period and the record of it.
+    const billing: BillingClient = {
+      ...real,
+      createInvoice: async (...args) => {
+        const answer = await real.createInvoice(...args);
+        patched ??= (await ws.call('PATCH', `/api/v1/subscriptions/${id}`, { cancel_at: '2027-04-15', metadata: { note: 'leaving' } })).status;
+        return answer;
+      },
+    };
+    const scheduler = new InvoiceScheduler({
+      orm: harness.service.orm,
+      clock: harness.clock,
+      billing,
+      intervalMs: 3_600_000,
+      concurrency: 1,
+      leaseMs: 60_000,
+      announce: () => {},
+      onError: () => {},
+      onRefused: () => {},
+    });
+    try {
+      while (await scheduler.runOnce());
+    } finally {
+      await http.close();
+    }
+    expect(patched).toBe(200);
+    // The period of 15 April starts on cancel_at: no invoice for it.
+    expect((await ws.invoices()).map((invoice) => invoice.lines.data[0]!.period!.start)).toEqual(['2027-02-15', '2027-03-15']);
+    expect((await ws.call('GET', `/api/v1/subscriptions/${id}`)).body.data).toMatchObject({ status: 'canceled', cancel_at: '2027-04-15', canceled_at: '2027-04-15T00:00:00.000Z' });
+    // The first period's event, recorded after the PATCH, shows the subscription as it then was.
+    const events = await harness.sql<{ subject: string; object: { cancel_at: string | null; metadata: Record<string, string> } }>(
+      "select subject, envelope->'data'->'object' as object from subscriptions.outbox where envelope->>'workspace_id' = ? order by created_at",
+      [ws.workspaceId],
+    );
+    expect(events.map((event) => event.subject.replace('subscriptions.subscription.', ''))).toEqual(['created', 'updated', 'updated', 'updated', 'canceled']);
+    expect(events.slice(2).map((event) => [event.object.cancel_at, event.object.metadata])).toEqual(Array.from({ length: 3 }, () => ['2027-04-15', { note: 'leaving' }]));
   });
 
   it('cancel now makes no further invoice, and events follow every change', async () => {
