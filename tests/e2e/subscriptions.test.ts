@@ -66,6 +66,12 @@ describe('subscriptions through the gateway', () => {
 
     const canceled = await api.POST('/api/v1/subscriptions/{id}/cancel', { params: { path: { id: subscription.id } }, body: { at_period_end: false } });
     expect(canceled.data!.data.status).toBe('canceled');
+    const canceledEvents = await waitFor(
+      async () => (await api.GET('/api/v1/events', { params: { query: { limit: 100 } } })).data!.data.filter((event) => event.type === 'subscription.canceled'),
+      (found) => found.length >= 1,
+      'subscription.canceled',
+    );
+    expect(canceledEvents.map((event) => (event.data.object as { id: string; status: string }))).toMatchObject([{ id: subscription.id, status: 'canceled' }]);
     const listed = await api.GET('/api/v1/subscriptions', { params: { query: { status: 'canceled' } } });
     expect(listed.data!.data.map((each) => each.id)).toEqual([subscription.id]);
   });

@@ -1,5 +1,9 @@
+import { createServiceClient } from '@invoicing/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSubscriptionsHarness, workspaceOf, type SubscriptionsHarness } from './support/harness.ts';
+import { InvoiceScheduler } from '../src/modules/subscriptions/invoice-scheduler.ts';
+import { subscriptionRepository } from '../src/modules/subscriptions/subscription.repository.ts';
+import { billingClient, type BillingClient } from '../src/shared/upstreams.ts';
+import { INTERNAL_TOKEN, startSubscriptionsHarness, workspaceOf, type SubscriptionsHarness } from './support/harness.ts';
 
 let harness: SubscriptionsHarness;
 
@@ -106,6 +110,57 @@ describe('subscriptions', () => {
     expect(final.body.data).toMatchObject({ status: 'canceled', canceled_at: '2027-06-15T00:00:00.000Z', metadata: { team: 'a' } });
     expect((await ws.call('PATCH', `/api/v1/subscriptions/${id}`, { days_until_due: 3 })).status).toBe(409);
     harness.clock.set('2027-04-15T10:00:00.000Z');
+    // created; period 1 invoiced; PATCH of items; cancel at period end; PATCH of cancel_at; period 2 invoiced; cancel_at came.
+    const events = await harness.sql<{ subject: string }>("select subject from subscriptions.outbox where envelope->>'workspace_id' = ? order by created_at", [ws.workspaceId]);
+    expect(events.map((event) => event.subject.replace('subscriptions.subscription.', ''))).toEqual(['created', 'updated', 'updated', 'updated', 'updated', 'updated', 'canceled']);
+  });
+
+  it('a change made while billing writes a period’s invoice counts at once: a cancel_at of today stops the periods still due', async () => {
+    const ws = workspaceOf(harness);
+    const customer = await ws.seed.customer();
+    const price = await ws.seed.price();
+    // Three periods are due (15 February, March and April); the scheduler is behind.
+    const { body } = await ws.create({ customer: customer.id, items: [{ price: price.id }], start_date: '2027-02-15' });
+    const id = body.data.id;
+    const http = createServiceClient({ baseUrl: harness.billing.url, name: 'billing', internalToken: INTERNAL_TOKEN, timeoutMs: 10_000 });
+    const real = billingClient(http);
+    let patched: number | undefined;
+    // The real billing; the client PATCHes the subscription once, between billing's answer for the first period and the record of it.
+    const billing: BillingClient = {
+      ...real,
+      createInvoice: async (...args) => {
+        const answer = await real.createInvoice(...args);
+        patched ??= (await ws.call('PATCH', `/api/v1/subscriptions/${id}`, { cancel_at: '2027-04-15', metadata: { note: 'leaving' } })).status;
+        return answer;
+      },
+    };
+    const scheduler = new InvoiceScheduler({
+      orm: harness.service.orm,
+      clock: harness.clock,
+      billing,
+      intervalMs: 3_600_000,
+      concurrency: 1,
+      leaseMs: 60_000,
+      announce: () => {},
+      onError: () => {},
+      onRefused: () => {},
+    });
+    try {
+      while (await scheduler.runOnce());
+    } finally {
+      await http.close();
+    }
+    expect(patched).toBe(200);
+    // The period of 15 April starts on cancel_at: no invoice for it.
+    expect((await ws.invoices()).map((invoice) => invoice.lines.data[0]!.period!.start)).toEqual(['2027-02-15', '2027-03-15']);
+    expect((await ws.call('GET', `/api/v1/subscriptions/${id}`)).body.data).toMatchObject({ status: 'canceled', cancel_at: '2027-04-15', canceled_at: '2027-04-15T00:00:00.000Z' });
+    // The first period's event, recorded after the PATCH, shows the subscription as it then was.
+    const events = await harness.sql<{ subject: string; object: { cancel_at: string | null; metadata: Record<string, string> } }>(
+      "select subject, envelope->'data'->'object' as object from subscriptions.outbox where envelope->>'workspace_id' = ? order by created_at",
+      [ws.workspaceId],
+    );
+    expect(events.map((event) => event.subject.replace('subscriptions.subscription.', ''))).toEqual(['created', 'updated', 'updated', 'updated', 'canceled']);
+    expect(events.slice(2).map((event) => [event.object.cancel_at, event.object.metadata])).toEqual(Array.from({ length: 3 }, () => ['2027-04-15', { note: 'leaving' }]));
   });
 
   it('cancel now makes no further invoice, and events follow every change', async () => {
@@ -121,6 +176,67 @@ describe('subscriptions', () => {
     expect(await ws.invoices()).toHaveLength(0);
     const events = await harness.sql<{ subject: string }>("select subject from subscriptions.outbox where envelope->>'workspace_id' = ? order by created_at", [ws.workspaceId]);
     expect(events.map((event) => event.subject)).toEqual(['subscriptions.subscription.created', 'subscriptions.subscription.canceled']);
+  });
+
+  it('periods begin at midnight in the workspace’s time zone (billing’s account), not in UTC', async () => {
+    // Kiritimati is UTC+14: at 10:00 UTC on 15 April it is already 16 April there.
+    const ws = workspaceOf(harness);
+    expect((await harness.billing.call('PATCH', '/api/v1/account', ws.workspaceId, { timezone: 'Pacific/Kiritimati' })).status).toBe(200);
+    const utc = workspaceOf(harness);
+    const [customer, price, utcCustomer, utcPrice] = [await ws.seed.customer(), await ws.seed.price(), await utc.seed.customer(), await utc.seed.price()];
+    const { body } = await ws.create({ customer: customer.id, items: [{ price: price.id }] });
+    expect(body.data).toMatchObject({ start_date: '2027-04-16', current_period_start: '2027-04-16', current_period_end: '2027-05-16' });
+    // The same start date in a UTC workspace has not begun yet.
+    expect((await utc.create({ customer: utcCustomer.id, items: [{ price: utcPrice.id }], start_date: '2027-04-16' })).status).toBe(201);
+    try {
+      await runScheduler();
+      const periodsOf = async (of: typeof ws) => (await of.invoices()).map((invoice) => invoice.lines.data[0]!.period);
+      expect(await periodsOf(ws)).toEqual([{ start: '2027-04-16', end: '2027-05-15' }]);
+      expect(await periodsOf(utc)).toEqual([]);
+      // The second period begins at 16 May 00:00 in Kiritimati, 15 May 10:00 UTC: not a second before.
+      harness.clock.set('2027-05-15T09:59:59.000Z');
+      await runScheduler();
+      expect(await periodsOf(ws)).toHaveLength(1);
+      harness.clock.set('2027-05-15T10:00:00.000Z');
+      await runScheduler();
+      expect(await periodsOf(ws)).toEqual([
+        { start: '2027-04-16', end: '2027-05-15' },
+        { start: '2027-05-16', end: '2027-06-15' },
+      ]);
+      expect(await periodsOf(utc)).toEqual([{ start: '2027-04-16', end: '2027-05-15' }]);
+    } finally {
+      harness.clock.set('2027-04-15T10:00:00.000Z');
+    }
+  });
+
+  it('replicas claim due subscriptions apart; a dead replica’s claims hold the others off until its lease ends', async () => {
+    const ws = workspaceOf(harness);
+    const customer = await ws.seed.customer();
+    const price = await ws.seed.price();
+    for (let n = 0; n < 6; n += 1) expect((await ws.create({ customer: customer.id, items: [{ price: price.id }], start_date: '2027-04-01' })).status).toBe(201);
+    const replica = await harness.replica();
+    const mine = (rows: { id: string; workspaceId: string }[]) => rows.filter((row) => row.workspaceId === ws.workspaceId).map((row) => row.id);
+    const claim = (service: typeof replica, at: Date) => subscriptionRepository(service.orm.em.fork()).claimDue({ dueBy: at, now: at, leaseMs: 60_000 });
+    const now = harness.clock.now();
+    // Two replicas claiming at the same moment share the due subscriptions without overlap.
+    const [first, second] = await Promise.all([claim(harness.service, now), claim(replica, now)]);
+    expect([...mine(first), ...mine(second)]).toHaveLength(6);
+    expect(new Set([...mine(first), ...mine(second)]).size).toBe(6);
+    // Both replicas die holding their claims: nobody invoices those subscriptions while the leases last.
+    expect(mine(await claim(replica, new Date(now.getTime() + 59_000)))).toEqual([]);
+    harness.clock.set(new Date(now.getTime() + 59_000).toISOString());
+    try {
+      await runScheduler(replica);
+      expect(await ws.invoices()).toEqual([]);
+      // Once the leases have ended, a live replica takes them over and invoices each period once.
+      harness.clock.set(new Date(now.getTime() + 61_000).toISOString());
+      await Promise.all([runScheduler(), runScheduler(replica)]);
+      const invoices = await ws.invoices();
+      expect(invoices.map((invoice) => invoice.lines.data[0]!.period)).toEqual(Array.from({ length: 6 }, () => ({ start: '2027-04-01', end: '2027-04-30' })));
+      expect(new Set(invoices.map((invoice) => invoice.subscription)).size).toBe(6);
+    } finally {
+      harness.clock.set('2027-04-15T10:00:00.000Z');
+    }
   });
 
   it('refuses prices that are not recurring, archived, in another currency or on another interval, and unknown references', async () => {

@@ -195,16 +195,22 @@ export class InvoiceScheduler {
       }
     }
     const now = clock.now();
-    const next: SubscriptionRow = { ...row, periodsInvoiced: index + 1, updatedAt: now, lastError };
-    next.nextActionAt = nextActionAt(next);
     const moved = await em.transactional(async (tx) => {
-      const done = await subscriptionRepository(tx).completePeriod(tx, { subscriptionId: row.id, periodStart: period.start, invoiceId, finalized, index }, next);
-      if (done) await addSubscriptionEvent(tx, SUBSCRIPTIONS_SUBJECTS.subscriptionUpdated, { object: subscriptionView(next, items, now) }, actor.origin, now);
-      return done;
+      const repository = subscriptionRepository(tx);
+      // The subscription as it is now, locked: a change made while billing answered (a cancel_at,
+      // metadata, days until due) decides what comes next and shows in the event. Another replica
+      // that moved it on, or a cancellation, leaves this period's invoice as it is and stops here.
+      const locked = await repository.findForUpdate(tx, row.workspaceId, row.id);
+      if (!locked || locked.status !== 'active' || locked.periodsInvoiced !== index) return undefined;
+      const next: SubscriptionRow = { ...locked, timeZone: row.timeZone, periodsInvoiced: index + 1, updatedAt: now, lastError };
+      next.nextActionAt = nextActionAt(next);
+      if (!(await repository.completePeriod(tx, { subscriptionId: row.id, periodStart: period.start, invoiceId, finalized, index }, next))) return undefined;
+      await addSubscriptionEvent(tx, SUBSCRIPTIONS_SUBJECTS.subscriptionUpdated, { object: subscriptionView(next, await repository.itemsOf(row.id), now) }, actor.origin, now);
+      return next;
     });
     if (!moved) return undefined;
     announce();
-    return next;
+    return moved;
   }
 
   /** The scheduled cancellation has come: canceled as of the start of `cancel_at`, with its event. */
