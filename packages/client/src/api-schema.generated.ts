@@ -1211,11 +1211,8 @@ export interface components {
             amount: number;
             /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
-            /**
-             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
-             * @enum {string}
-             */
-            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105. */
+            reason_code?: components["schemas"]["AllowanceReasonCode"];
             /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
@@ -1226,16 +1223,15 @@ export interface components {
             base_amount: number;
             /** @description Why (BT-97 / BT-104). `reason`, `reason_code` or both. Trimmed; an empty string or null means no value (on update it clears the field). */
             reason?: string | null;
-            /**
-             * @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105.
-             * @enum {string}
-             */
-            reason_code?: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
+            /** @description UNTDID 5189 code (BT-98): 41, 42, 60, 62, 63, 64, 65, 66, 67, 68, 70, 71, 88, 95, 100, 102, 103, 104, 105. */
+            reason_code?: components["schemas"]["AllowanceReasonCode"];
             /** @description Default `S` when `tax_rate` is above 0, else `Z`. It must match the category and rate of at least one line of the invoice. */
             tax_category?: components["schemas"]["TaxCategory"];
             /** @description Percentage, as on lines; with `tax_category` it names the VAT group (of at least one line) whose base it changes. */
             tax_rate: number;
         } & unknown);
+        /** @enum {string} */
+        AllowanceReasonCode: "41" | "42" | "60" | "62" | "63" | "64" | "65" | "66" | "67" | "68" | "70" | "71" | "88" | "95" | "100" | "102" | "103" | "104" | "105";
         /** @enum {string} */
         TaxCategory: "S" | "Z" | "E" | "AE" | "K" | "G" | "O";
         /** @description A document-level charge (BG-21) such as freight: `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it adds to. */
@@ -1616,6 +1612,11 @@ export interface components {
              */
             invoice: string;
         };
+        /**
+         * @description `active`, or `canceled` (no later period is invoiced).
+         * @enum {string}
+         */
+        SubscriptionStatus: "active" | "canceled";
         CreateSubscriptionBody: {
             /**
              * @description A `cus_` ID or the dashed UUID.
@@ -1634,11 +1635,7 @@ export interface components {
             days_until_due?: number | null;
             /** @description Default `send_invoice`. */
             collection_method?: components["schemas"]["CollectionMethod"];
-            /**
-             * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
-             * @enum {string}
-             */
-            invoice_behavior?: "finalize" | "draft";
+            invoice_behavior?: components["schemas"]["InvoiceBehavior"];
             /** @description After `start_date`. */
             cancel_at?: string | null;
             metadata?: components["schemas"]["MetadataInput"];
@@ -1655,6 +1652,11 @@ export interface components {
              */
             quantity?: number;
         };
+        /**
+         * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
+         * @enum {string}
+         */
+        InvoiceBehavior: "finalize" | "draft";
         UpdateSubscriptionBody: {
             /** @description Replaces the list from the next period on (no proration); the same rules as on create, and the same currency and interval. */
             items?: components["schemas"]["SubscriptionItemInput"][];
@@ -1693,8 +1695,13 @@ export interface components {
             /** @description A personal note placed above the invoice summary in the body (never in a header). */
             message?: string;
             /** @description What to attach; default: the account's `email_attachments` (`["pdf"]` unless changed). */
-            attachments?: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+            attachments?: components["schemas"]["AttachmentKind"][];
         };
+        /**
+         * @description The plain PDF (`pdf`), the Factur-X PDF (`facturx`), or an e-invoice XML: `ubl`, `cii` (EN 16931), `xrechnung_ubl`, `xrechnung_cii`.
+         * @enum {string}
+         */
+        AttachmentKind: "pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii";
         /**
          * @description `standard` (default): a plain PDF; `facturx`: a Factur-X PDF (EN 16931 profile) with its XML inside.
          * @enum {string}
@@ -1761,13 +1768,9 @@ export interface components {
              * @example de-DE
              */
             locale?: string;
-            /**
-             * @description `none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.
-             * @enum {string}
-             */
-            einvoice_required?: "none" | "en16931" | "xrechnung";
+            einvoice_required?: components["schemas"]["EinvoiceRequired"];
             send_on_finalize?: boolean;
-            email_attachments?: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+            email_attachments?: components["schemas"]["AttachmentKind"][];
             reminder_days?: number[];
             /** @description An email address; null clears it. */
             reply_to?: string | null;
@@ -1806,6 +1809,11 @@ export interface components {
                 country: components["schemas"]["CountryCode"];
             };
         };
+        /**
+         * @description `none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.
+         * @enum {string}
+         */
+        EinvoiceRequired: "none" | "en16931" | "xrechnung";
         CreateWebhookEndpointBody: {
             /**
              * @description Where events are POSTed: `https`, resolving to a public address (`http` and private addresses only for hosts the operator allows).
@@ -2845,8 +2853,7 @@ export interface components {
             livemode: boolean;
             /** @description `cus_` ID. */
             customer: string;
-            /** @enum {string} */
-            status: "active" | "canceled";
+            status: components["schemas"]["SubscriptionStatus"];
             /** @description The items as last set; a change applies from the next period (no proration). */
             items: {
                 /** @constant */
@@ -2855,16 +2862,11 @@ export interface components {
             };
             /** @example EUR */
             currency: string;
-            /** @enum {string} */
-            interval: "day" | "week" | "month" | "year";
+            interval: components["schemas"]["RecurringInterval"];
             interval_count: number;
             collection_method: components["schemas"]["CollectionMethod"];
             days_until_due: number | null;
-            /**
-             * @description `finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.
-             * @enum {string}
-             */
-            invoice_behavior: "finalize" | "draft";
+            invoice_behavior: components["schemas"]["InvoiceBehavior"];
             /**
              * Format: date
              * @description The first period’s start, and the anchor of every later one (a month from 31 January ends on the last day of February).
@@ -3101,15 +3103,11 @@ export interface components {
              * @example de-DE
              */
             locale: string;
-            /**
-             * @description `none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.
-             * @enum {string}
-             */
-            einvoice_required: "none" | "en16931" | "xrechnung";
+            einvoice_required: components["schemas"]["EinvoiceRequired"];
             /** @description E-mail the invoice to the customer when it is finalized (default false). */
             send_on_finalize: boolean;
             /** @description What an e-mail attaches when a send names nothing (default `["pdf"]`). */
-            email_attachments: ("pdf" | "facturx" | "ubl" | "cii" | "xrechnung_ubl" | "xrechnung_cii")[];
+            email_attachments: components["schemas"]["AttachmentKind"][];
             /** @description Days relative to the due date (-30..365; -3 is three days before) on which a reminder goes to the customer while the invoice is open or overdue. */
             reminder_days: number[];
             /** @description `Reply-To` of every e-mail; null: none. */
@@ -4799,7 +4797,7 @@ export interface operations {
                 limit?: number;
                 /** @description Only this customer’s subscriptions. */
                 customer?: string;
-                status?: "active" | "canceled";
+                status?: components["schemas"]["SubscriptionStatus"];
                 /** @description Only objects whose metadata has every pair given, such as `metadata[order_id]=6735` (several pairs: all must match). */
                 metadata?: {
                     [key: string]: string;

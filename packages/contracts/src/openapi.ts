@@ -206,6 +206,31 @@ const TEST_MODE_RULE = [
   'Operations marked for test keys only (test clocks) answer a live key 403 `forbidden`.',
 ].join(' ');
 
+/**
+ * Response objects stay open (issue 20): the API adds response fields within v1 (API_EVOLUTION_RULE),
+ * so a schema of an answer does not say `additionalProperties: false`, which Zod writes for every
+ * object it outputs and which would make a client that checks answers refuse a field added later.
+ * Request bodies keep it: the server refuses a field it does not know.
+ */
+const openResponseObjects = ({ jsonSchema, io }: { jsonSchema: Record<string, unknown>; io: 'input' | 'output' }): void => {
+  if (io === 'output' && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+};
+
+/**
+ * The generator also writes `additionalProperties: false` beside a `$ref` to a described object (a
+ * field such as `address: Address.describe(…)`), after any override: the schema referenced says
+ * whether it is closed (request bodies are), so the copy beside the reference goes.
+ */
+const withoutClosingBesideRefs = <T>(node: T): T => {
+  if (Array.isArray(node)) node.forEach(withoutClosingBesideRefs);
+  else if (node !== null && typeof node === 'object') {
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === 'string' && record.additionalProperties === false) delete record.additionalProperties;
+    Object.values(record).forEach(withoutClosingBesideRefs);
+  }
+  return node;
+};
+
 /** The whole API's OpenAPI 3.1 document, generated from the operation table. */
 export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', operations = OPERATIONS }: OpenApiOptions = {}) => {
   const paths: ZodOpenApiPathsObject = {};
@@ -214,7 +239,7 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
     paths[path] ??= {};
     paths[path][operation.method.toLowerCase() as 'get'] = toOperationObject(operation);
   }
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Invoicing API',
@@ -243,5 +268,6 @@ export const buildOpenApiDocument = ({ serverUrl = 'http://localhost:8080', oper
       responses: errorResponseComponents(),
     },
     paths,
-  });
+  }, { override: openResponseObjects });
+  return withoutClosingBesideRefs(document);
 };

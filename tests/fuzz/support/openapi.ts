@@ -116,6 +116,22 @@ export interface ResponseValidator {
 }
 
 /**
+ * The document with every object shape closed (`unevaluatedProperties: false` where it says
+ * nothing of other properties): clients must accept fields added later, so the served document
+ * leaves answers open, but this version of the server sends no field its document does not name.
+ * Conditions (`if`, `then`, `else`, `not`) state a part of a shape and stay as they are.
+ */
+const closedObjects = <T>(node: T, condition = false): T => {
+  if (Array.isArray(node)) node.forEach((item) => closedObjects(item, condition));
+  else if (node !== null && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if (!condition && schema.type === 'object' && schema.properties && !('additionalProperties' in schema) && !('unevaluatedProperties' in schema)) schema.unevaluatedProperties = false;
+    for (const [key, child] of Object.entries(schema)) closedObjects(child, condition || ['if', 'then', 'else', 'not'].includes(key));
+  }
+  return node;
+};
+
+/**
  * Validates bodies with @hyperjump/json-schema's OpenAPI 3.1 dialect against the served document
  * itself (written to a `.openapi.json` file, which the library reads as an OpenAPI document): an
  * independent validator, so a mistake in our Zod schemas cannot hide behind the same mistake.
@@ -123,7 +139,7 @@ export interface ResponseValidator {
 export const createResponseValidator = (document: OpenApiDocument): ResponseValidator => {
   const dir = mkdtempSync(join(tmpdir(), 'fuzz-openapi-'));
   const file = join(dir, 'served.openapi.json');
-  writeFileSync(file, JSON.stringify(document));
+  writeFileSync(file, JSON.stringify(closedObjects(structuredClone(document))));
   const base = pathToFileURL(file).href;
   const compiled = new Map<string, Promise<(value: unknown, format: typeof BASIC) => { valid: boolean; errors?: unknown[] }>>();
   return {

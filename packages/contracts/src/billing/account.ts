@@ -24,7 +24,8 @@ export const DEFAULT_CURRENCY = 'USD';
 /** What finalize demands of a draft's e-invoice readiness: nothing, or a valid e-invoice in that profile. */
 export const EinvoiceRequired = z
   .enum(['none', ...EINVOICE_PROFILES])
-  .describe('`none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.');
+  .describe('`none` (default): finalize whatever the readiness; `en16931` or `xrechnung`: finalize refuses (400 `invalid_request`) a draft that could not become a valid e-invoice in that profile, listing `einvoice.<profile>.missing` as its `errors`.')
+  .meta({ id: 'EinvoiceRequired' });
 export type EinvoiceRequired = z.infer<typeof EinvoiceRequired>;
 export const NUMBER_FORMAT_MAX = 64;
 export const SEQUENCE_WIDTH_MAX = 12;

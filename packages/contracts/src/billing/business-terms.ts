@@ -143,14 +143,16 @@ const formsOf = (reasonCode: z.ZodType, reasonCodeRule: string) => {
     byPercent: z.strictObject({ percent: percent.unwrap(), base_amount: base_amount.unwrap(), ...rest }).meta({ allOf: [REASON_CONDITION] }),
   };
 };
-const allowanceForms = formsOf(z.enum(ALLOWANCE_REASON_CODES), ALLOWANCE_REASON_CODE_RULE);
+/** UNTDID 5189, the allowance reasons EN 16931 takes (BT-98): one component for both forms of an allowance. */
+const AllowanceReasonCode = z.enum(ALLOWANCE_REASON_CODES).meta({ id: 'AllowanceReasonCode' });
+const allowanceForms = formsOf(AllowanceReasonCode, ALLOWANCE_REASON_CODE_RULE);
 const chargeForms = formsOf(ChargeReasonCode, CHARGE_REASON_CODE_DOC);
 const AllowanceByAmount = allowanceForms.byAmount;
 const AllowanceByPercent = allowanceForms.byPercent;
 
 
 export const DocumentAllowanceInput = z
-  .strictObject(allowanceChargeInputShape(z.enum(ALLOWANCE_REASON_CODES), ALLOWANCE_REASON_CODE_RULE))
+  .strictObject(allowanceChargeInputShape(AllowanceReasonCode, ALLOWANCE_REASON_CODE_RULE))
   .superRefine(allowanceChargeRules)
   .describe('A document-level allowance (BG-20): `{ amount }` or `{ percent, base_amount }`, with `reason`, `reason_code` or both, and the VAT group (`tax_category`, `tax_rate`) it reduces.')
   .meta({ id: 'DocumentAllowanceInput', override: documentAsOneOf({ AllowanceByAmount, AllowanceByPercent }) });

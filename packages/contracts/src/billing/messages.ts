@@ -7,7 +7,7 @@ import { defineOperation } from '../operation.ts';
 
 /** What a message may carry: the plain PDF, the Factur-X PDF, or an e-invoice XML in a syntax and profile. */
 export const ATTACHMENT_KINDS = ['pdf', 'facturx', 'ubl', 'cii', 'xrechnung_ubl', 'xrechnung_cii'] as const;
-export const AttachmentKind = z.enum(ATTACHMENT_KINDS);
+export const AttachmentKind = z.enum(ATTACHMENT_KINDS).meta({ id: 'AttachmentKind', description: 'The plain PDF (`pdf`), the Factur-X PDF (`facturx`), or an e-invoice XML: `ubl`, `cii` (EN 16931), `xrechnung_ubl`, `xrechnung_cii`.' });
 export type AttachmentKind = z.infer<typeof AttachmentKind>;
 
 export const MESSAGE_KINDS = ['invoice', 'reminder'] as const;

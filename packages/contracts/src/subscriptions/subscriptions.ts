@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { CalendarDate, dataOf, Livemode, Metadata, MetadataFilterQuery, MetadataInput, pageOf, PageQuery, Timestamp } from '../common.ts';
 import { CollectionMethod, DAYS_UNTIL_DUE_MAX, INVOICE_ITEMS_MAX } from '../billing/invoices.ts';
-import { RECURRING_INTERVALS } from '../catalog/prices.ts';
+import { RecurringInterval } from '../catalog/prices.ts';
 import { IdPathParams, idReference } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 
 export const SUBSCRIPTION_STATUSES = ['active', 'canceled'] as const;
-export const SubscriptionStatus = z.enum(SUBSCRIPTION_STATUSES);
+export const SubscriptionStatus = z.enum(SUBSCRIPTION_STATUSES).meta({ id: 'SubscriptionStatus', description: '`active`, or `canceled` (no later period is invoiced).' });
 export type SubscriptionStatus = z.infer<typeof SubscriptionStatus>;
 
 export const INVOICE_BEHAVIORS = ['finalize', 'draft'] as const;
-export const InvoiceBehavior = z.enum(INVOICE_BEHAVIORS).describe('`finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.');
+export const InvoiceBehavior = z.enum(INVOICE_BEHAVIORS).meta({ id: 'InvoiceBehavior', description: '`finalize` (default): each period’s invoice is finalized at once; `draft`: it stays a draft.' });
 export type InvoiceBehavior = z.infer<typeof InvoiceBehavior>;
 
 export const SubscriptionItem = z
@@ -35,7 +35,7 @@ export const Subscription = z
       .object({ object: z.literal('list'), data: z.array(SubscriptionItem) })
       .describe('The items as last set; a change applies from the next period (no proration).'),
     currency: z.string().meta({ example: 'EUR' }),
-    interval: z.enum(RECURRING_INTERVALS),
+    interval: RecurringInterval,
     interval_count: z.int(),
     collection_method: CollectionMethod,
     days_until_due: z.int().nullable(),
