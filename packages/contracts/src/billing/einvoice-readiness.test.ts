@@ -44,6 +44,9 @@ const makeInvoice = (overrides: Partial<ReadinessInput> = {}, lines: InvoiceLine
   payment_means: [creditTransfer],
   payee: null,
   preceding_invoice: null,
+  due_date: '2026-12-22',
+  footer: null,
+  prepaid_amount: 0,
   ...overrides,
 });
 const seller = makeInvoice().business_snapshot!;
@@ -64,6 +67,9 @@ describe('einvoiceReadiness', () => {
     ['no seller VAT id with S lines', makeInvoice({ business_snapshot: { ...seller, tax_id: null } }), ['business_snapshot.tax_id BR-S-02'], []],
     ['a seller VAT id without country prefix', makeInvoice({ business_snapshot: { ...seller, tax_id: '123456789' } }), ['business_snapshot.tax_id BR-CO-09'], []],
     ['no buyer reference', makeInvoice({ buyer_reference: null }), [], ['buyer_reference BR-DE-15']],
+    ['an amount due without due date or payment terms', makeInvoice({ due_date: null }), ['due_date BR-CO-25'], []],
+    ['no due date but payment terms in the footer', makeInvoice({ due_date: null, footer: 'Payable within 30 days.' }), [], []],
+    ['no due date and nothing due (prepaid in full)', makeInvoice({ due_date: null, prepaid_amount: makeInvoice().total }), [], []],
     // The invoice's frozen payment means decide, not the seller's payment account at finalization.
     ['no payment means, whatever the seller payment account', makeInvoice({ payment_means: [] }), [], ['payment_means BR-DE-1']],
     ['no payment account but other payment means', makeInvoice({ business_snapshot: { ...seller, payment_account: null }, payment_means: [card] }), [], []],

@@ -30,6 +30,9 @@ export type ReadinessInput = Pick<
   | 'payment_means'
   | 'payee'
   | 'preceding_invoice'
+  | 'due_date'
+  | 'footer'
+  | 'prepaid_amount'
 >;
 
 // The rule that asks for the seller's VAT identifier (BT-31) when a line has the category.
@@ -134,6 +137,9 @@ const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEi
     if (amounts.some((amount) => amount % step !== 0)) {
       lack('currency', 'BR-DEC-23', `EN 16931 writes amounts with at most 2 decimals, and some ${invoice.currency} amounts of this invoice use all ${exponent}`);
     }
+  }
+  if (invoice.due_date == null && (invoice.footer ?? '').trim() === '' && invoice.total - invoice.prepaid_amount > 0) {
+    lack('due_date', 'BR-CO-25', 'an amount due needs a payment due date (BT-9) or payment terms (BT-20, the footer): set the draft\'s due_date or days_until_due, or a footer');
   }
   // Last of the core rules, so the XRechnung payment means rules come right after them.
   missing.push(...paymentMeansIssues(invoice.payment_means, profile));
