@@ -111,6 +111,7 @@ describe('language and legal contents of invoices', () => {
       expect(refused.status).toBe(400);
       expect(refused.body.code).toBe('invalid_request');
       expect(refused.body.errors.map((error: { path: string }) => error.path)).toEqual([
+        'due_date',
         'buyer_reference',
         'payment_means',
         'business_snapshot.contact_name',
@@ -119,7 +120,7 @@ describe('language and legal contents of invoices', () => {
       expect((await strict.call('GET', `/api/v1/invoices/${draft.body.data.id}`)).body.data).toMatchObject({ status: 'draft', number: null });
 
       await strict.call('PATCH', '/api/v1/account', { phone: '+49 30 1', contact_name: 'AR', payment_account: { iban: 'DE89370400440532013000' } });
-      await strict.call('PATCH', `/api/v1/invoices/${draft.body.data.id}`, { buyer_reference: '991-12345-67' });
+      await strict.call('PATCH', `/api/v1/invoices/${draft.body.data.id}`, { buyer_reference: '991-12345-67', days_until_due: 30 });
       const accepted = await strict.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'strict-f2' });
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
       expect(accepted.body.data.number).toMatch(/0001$/);
@@ -133,7 +134,7 @@ describe('language and legal contents of invoices', () => {
       const { tax_id: _taxId, ...withoutTaxId } = SELLER;
       await strict.call('PATCH', '/api/v1/account', { ...withoutTaxId, einvoice_required: 'en16931' });
       const customer = await strictSeed.customer({ name: 'Stadt Köln', address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' } });
-      const draft = await strict.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS }, { 'x-idempotency-key': 'en-1' });
+      const draft = await strict.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS, days_until_due: 30 }, { 'x-idempotency-key': 'en-1' });
 
       const refused = await strict.call('POST', `/api/v1/invoices/${draft.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'en-f1' });
       expect(refused.status).toBe(400);
