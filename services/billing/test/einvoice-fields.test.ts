@@ -160,7 +160,7 @@ describe('e-invoice fields', () => {
         buyer_reference: '991-12345-67',
         address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' },
       });
-      const response = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: [{ description: 'Audit', unit_amount: 100_000, tax_rate: 19 }] }, { 'x-idempotency-key': 'fin-1' });
+      const response = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: [{ description: 'Audit', unit_amount: 100_000, tax_rate: 19 }], days_until_due: 30 }, { 'x-idempotency-key': 'fin-1' });
       const sut = await finalize(response.body.data.id);
       expect(sut).toMatchObject({ buyer_reference: '991-12345-67', delivery_date: sut.issue_date });
       expect(sut.customer_snapshot).toMatchObject({ electronic_address: 'rechnung@koeln.example', electronic_address_scheme: 'EM', buyer_reference: '991-12345-67' });
@@ -179,7 +179,7 @@ describe('e-invoice fields', () => {
       const read = (await api.call('GET', `/api/v1/invoices/${sut.id}`)).body.data;
       expect(read).toEqual(sut);
 
-      const next = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: [{ description: 'Audit', unit_amount: 100_000, tax_rate: 19 }] }, { 'x-idempotency-key': 'fin-2' });
+      const next = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: [{ description: 'Audit', unit_amount: 100_000, tax_rate: 19 }], days_until_due: 30 }, { 'x-idempotency-key': 'fin-2' });
       const ready = await finalize(next.body.data.id);
       expect(ready.business_snapshot).toMatchObject({ phone: '+49 30 1', contact_name: 'AR', payment_account: { iban: 'DE89370400440532013000', bic: null, name: null } });
       expect(ready.einvoice).toEqual({ en16931: { ready: true, missing: [] }, xrechnung: { ready: true, missing: [] } });

@@ -201,7 +201,7 @@ describe('parties and payment means', () => {
       });
       const buyer = await seed.customer({ name: 'Großmarkt eG', buyer_reference: '991-12345-67', identifier: '4000001000005', identifier_scheme: '0088', contact_name: 'Kreditorenbuchhaltung', address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' } });
       const draft = async (body: Record<string, unknown>): Promise<Invoice> =>
-        (await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: ITEMS, ...body }, { 'x-idempotency-key': randomUUID() })).body.data;
+        (await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: ITEMS, days_until_due: 30, ...body }, { 'x-idempotency-key': randomUUID() })).body.data;
 
       const fromAccount = await finalize(api, (await draft({ payee: { name: 'Factoring GmbH', identifier: 'FG-77' }, preceding_invoice: { number: 'INV/2026/0007', issue_date: '2026-10-01' } })).id);
       expect(fromAccount.payment_means).toEqual([TRANSFER, SECOND_TRANSFER]);
@@ -239,7 +239,7 @@ describe('parties and payment means', () => {
       const api = workspaceClient(harness.service);
       await patchAccount(api, SELLER);
       const buyer = await catalogSeeder(harness, api.workspaceId).customer({ buyer_reference: '991-12345-67', address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' } });
-      const created = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: ITEMS }, { 'x-idempotency-key': randomUUID() });
+      const created = await api.call('POST', '/api/v1/invoices', { customer: buyer.id, items: ITEMS, days_until_due: 30 }, { 'x-idempotency-key': randomUUID() });
       const sut = await finalize(api, created.body.data.id);
       expect(sut.payment_means).toEqual([]);
       expect(sut.einvoice?.xrechnung.missing.map((entry) => [entry.path, entry.rule])).toEqual([['payment_means', 'BR-DE-1']]);
