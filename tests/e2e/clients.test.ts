@@ -66,7 +66,7 @@ const npmStart = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   const [program, ...args] = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   expect(program).toBe('node');
-  const env = { ...ENV, DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase(8)), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+  const env = { ...ENV, DATABASE_URL: database.url, DATA_DIR: dataDir, PORT: String(port), SERVICE_PORT_BASE: String(await freePortBase()), LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const child = spawn(NODE, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';

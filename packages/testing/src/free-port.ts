@@ -19,8 +19,14 @@ const canListenOn = (port: number): Promise<boolean> =>
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 
+/**
+ * How many ports after SERVICE_PORT_BASE `npm start` may take: every service behind the gateway
+ * (deploy/local/services.ts, whose test keeps them within this), with room for the next ones.
+ */
+export const LOCAL_SERVICE_PORTS = 8;
+
 /** A port whose `following` next ports are free too: a SERVICE_PORT_BASE for `npm start`, which puts the services right after it. */
-export const freePortBase = async (following = 4): Promise<number> => {
+export const freePortBase = async (following = LOCAL_SERVICE_PORTS): Promise<number> => {
   for (let attempt = 0; attempt < 20; attempt++) {
     const base = (await freePort()) - 1;
     const ports = Array.from({ length: following }, (_, index) => base + 1 + index);
