@@ -1,6 +1,7 @@
 import type { Invoice } from '@invoicing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogSeeder, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
+import { startCountingProxy } from './support/counting-proxy.ts';
 
 /** Issue #23: the document's language frozen at finalization, the service period, and finalize guarding the e-invoice. */
 describe('language and legal contents of invoices', () => {
@@ -148,6 +149,113 @@ describe('language and legal contents of invoices', () => {
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
       expect(accepted.body.data.einvoice.en16931).toEqual({ ready: true, missing: [] });
       expect(accepted.body.data.einvoice.xrechnung.missing.map((entry: { path: string }) => entry.path)).toContain('buyer_reference');
+    });
+  });
+
+  describe("a draft's readiness, as finalize would freeze it now", () => {
+    const COMPLETE_SELLER = { ...SELLER, phone: '+49 30 1', contact_name: 'AR', payment_account: { iban: 'DE89370400440532013000' } };
+    const strictWorkspace = async (service = harness.service) => {
+      const client = workspaceClient(service);
+      expect((await client.call('PATCH', '/api/v1/account', { ...COMPLETE_SELLER, einvoice_required: 'xrechnung' })).status).toBe(200);
+      return { client, seed: catalogSeeder(harness, client.workspaceId) };
+    };
+    const customerReads = (requests: string[]) => requests.filter((request) => request.startsWith('GET /api/v1/customers/')).length;
+
+    it('shows what the customer lacks for XRechnung on create, PATCH, retrieve and list, what finalize refuses with, and ready once the customer is completed', async () => {
+      const { client, seed: strictSeed } = await strictWorkspace();
+      const customer = await strictSeed.customer({ name: 'Stadt Köln', address: { line1: 'Platz 2', city: 'Köln', country: 'DE' } });
+      const created = await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const draft: Invoice = created.body.data;
+      expect(draft.einvoice?.en16931).toEqual({ ready: true, missing: [] });
+      expect(draft.einvoice?.xrechnung.ready).toBe(false);
+      expect(draft.einvoice?.xrechnung.missing.map(({ path, rule }) => [path, rule])).toEqual([
+        ['buyer_reference', 'BR-DE-15'],
+        ['customer_snapshot.address.postal_code', 'BR-DE-9'],
+      ]);
+      // The draft itself is not frozen: no snapshots, no locale, no link.
+      expect(draft).toMatchObject({ status: 'draft', customer_snapshot: null, business_snapshot: null, locale: null, public_url: null });
+
+      const patched = await client.call('PATCH', `/api/v1/invoices/${draft.id}`, { notes: 'Danke' });
+      expect(patched.body.data.einvoice).toEqual(draft.einvoice);
+      expect((await client.call('GET', `/api/v1/invoices/${draft.id}`)).body.data.einvoice).toEqual(draft.einvoice);
+      const listed = (await client.call('GET', '/api/v1/invoices')).body.data as Invoice[];
+      expect(listed.find(({ id }) => id === draft.id)?.einvoice).toEqual(draft.einvoice);
+
+      // Finalize refuses with exactly those entries.
+      const refused = await client.call('POST', `/api/v1/invoices/${draft.id}/finalize`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual(draft.einvoice!.xrechnung.missing.map(({ path, message }) => ({ path, message })));
+
+      // The customer completed in the catalog: the same draft, read again, is ready.
+      await strictSeed.updateCustomer(customer.id, { address: { line1: 'Platz 2', city: 'Köln', postal_code: '50679', country: 'DE' }, buyer_reference: '05315-12345-67' });
+      const ready = (await client.call('GET', `/api/v1/invoices/${draft.id}`)).body.data as Invoice;
+      expect(ready).toMatchObject({ status: 'draft', buyer_reference: null });
+      expect(ready.einvoice).toEqual({ en16931: { ready: true, missing: [] }, xrechnung: { ready: true, missing: [] } });
+      const accepted = await client.call('POST', `/api/v1/invoices/${draft.id}/finalize`);
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+      expect(accepted.body.data).toMatchObject({ buyer_reference: '05315-12345-67', einvoice: ready.einvoice });
+    });
+
+    it('reads each customer of the drafts on a list page once, and none for finalized invoices', async () => {
+      const catalog = await startCountingProxy(harness.catalog.url);
+      try {
+        const replica = await harness.start({ env: { CATALOG_URL: catalog.url } });
+        const { client, seed: strictSeed } = await strictWorkspace(replica);
+        const address = { line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'DE' };
+        const [first, second] = [await strictSeed.customer({ buyer_reference: 'A-1', address }), await strictSeed.customer({ name: 'Schmidt AG', address })];
+        const draftOf = async (customer: string) => (await client.call('POST', '/api/v1/invoices', { customer, items: ITEMS })).body.data as Invoice;
+        const drafts = [await draftOf(first.id), await draftOf(first.id), await draftOf(second.id), await draftOf(second.id), await draftOf(first.id)];
+        const toFinalize = await draftOf(first.id);
+        expect((await client.call('POST', `/api/v1/invoices/${toFinalize.id}/finalize`)).status).toBe(200);
+
+        catalog.reset();
+        const page = await client.call('GET', '/api/v1/invoices?limit=10');
+        expect(page.status).toBe(200);
+        expect(customerReads(catalog.requests())).toBe(2);
+        const listed = page.body.data as Invoice[];
+        expect(listed).toHaveLength(6);
+        for (const draft of drafts) expect(listed.find(({ id }) => id === draft.id)?.einvoice).toEqual(draft.einvoice);
+        expect(drafts.map(({ einvoice }) => einvoice?.xrechnung.ready)).toEqual([true, true, false, false, true]);
+
+        catalog.reset();
+        const open = await client.call('GET', '/api/v1/invoices?status=open');
+        expect(open.body.data.map(({ id }: Invoice) => id)).toEqual([toFinalize.id]);
+        expect(open.body.data[0].einvoice.xrechnung).toEqual({ ready: true, missing: [] });
+        expect((await client.call('GET', `/api/v1/invoices/${toFinalize.id}`)).status).toBe(200);
+        expect(customerReads(catalog.requests())).toBe(0);
+      } finally {
+        await catalog.close();
+      }
+    });
+
+    it('reads a draft with einvoice null when the catalog cannot give its customer, and finalized invoices as before', async () => {
+      const { client, seed: strictSeed } = await strictWorkspace();
+      const customer = await strictSeed.customer({ buyer_reference: 'A-1', address: { line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'DE' } });
+      const draft = (await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS })).body.data as Invoice;
+      const open = (await client.call('POST', `/api/v1/invoices/${(await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS })).body.data.id}/finalize`)).body.data as Invoice;
+      expect(draft.einvoice?.xrechnung.ready).toBe(true);
+
+      // A replica whose catalog does not answer (nothing listens there).
+      const catalog = await startCountingProxy(harness.catalog.url);
+      await catalog.close();
+      const replica = await harness.start({ env: { CATALOG_URL: catalog.url } });
+      const cut = workspaceClient(replica, client.workspaceId);
+
+      const read = await cut.call('GET', `/api/v1/invoices/${draft.id}`);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(read.body.data).toEqual({ ...draft, einvoice: null });
+      const page = await cut.call('GET', '/api/v1/invoices');
+      expect(page.status).toBe(200);
+      expect(page.body.data.map(({ id, einvoice }: Invoice) => [id, einvoice])).toEqual([
+        [open.id, open.einvoice],
+        [draft.id, null],
+      ]);
+      const patched = await cut.call('PATCH', `/api/v1/invoices/${draft.id}`, { notes: 'later' });
+      expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+      expect(patched.body.data).toMatchObject({ notes: 'later', einvoice: null });
+      // Finalize needs the customer it freezes: unavailable, as before.
+      expect((await cut.call('POST', `/api/v1/invoices/${draft.id}/finalize`)).status).toBe(503);
     });
   });
 });

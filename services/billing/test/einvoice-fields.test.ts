@@ -94,7 +94,9 @@ describe('e-invoice fields', () => {
           { description: 'Postage', unit_amount: 500 },
         ],
       });
-      expect(sut).toMatchObject({ buyer_reference: '991-12345-67', purchase_order: 'PO-7', delivery_date: '2026-11-20', einvoice: null });
+      expect(sut).toMatchObject({ buyer_reference: '991-12345-67', purchase_order: 'PO-7', delivery_date: '2026-11-20' });
+      // The draft's readiness is that of the draft finalized now: its buyer reference is all XRechnung needs of it.
+      expect(sut.einvoice?.xrechnung.missing.map(({ path }) => path)).not.toContain('buyer_reference');
       expect(sut.lines.data.map(({ unit_code, tax_category, tax_exemption_reason }) => ({ unit_code, tax_category, tax_exemption_reason }))).toEqual([
         { unit_code: 'HUR', tax_category: 'S', tax_exemption_reason: null },
         { unit_code: 'C62', tax_category: 'G', tax_exemption_reason: 'Export outside the EU' },
@@ -107,6 +109,7 @@ describe('e-invoice fields', () => {
       ]);
       const patched = await api.call('PATCH', `/api/v1/invoices/${sut.id}`, { buyer_reference: '', purchase_order: 'PO-8', delivery_date: null });
       expect(patched.body.data).toMatchObject({ buyer_reference: null, purchase_order: 'PO-8', delivery_date: null });
+      expect(patched.body.data.einvoice.xrechnung.missing).toContainEqual(expect.objectContaining({ path: 'buyer_reference', rule: 'BR-DE-15' }));
       expect((await api.call('GET', `/api/v1/invoices/${sut.id}`)).body.data).toEqual(patched.body.data);
     });
 

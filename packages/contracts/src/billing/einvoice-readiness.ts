@@ -54,7 +54,8 @@ export const isListedIcdScheme = (scheme: string): boolean => {
   return code >= 2 && code <= 248 && !UNLISTED_ICD_CODES.has(code);
 };
 
-const LATER = 'it was not set when the invoice was finalized; set it for invoices finalized from now on';
+// Read on a draft (its readiness if finalized now) and on a finalized invoice alike.
+const LATER = 'finalization freezes it, so set it before finalizing (an invoice finalized without it keeps lacking it)';
 
 const missingIn = (invoice: ReadinessInput, profile: EinvoiceProfile): MissingEinvoiceField[] => {
   const missing: MissingEinvoiceField[] = [];

@@ -402,7 +402,7 @@ export const Invoice = z
     lines: InvoiceLines,
     tax_breakdown: z.array(TaxBreakdownEntry).describe(`VAT per category and rate (BG-23), from the lines and the document-level allowances and charges. ${TAX_RULE}`),
     einvoice: EinvoiceReadiness.nullable().describe(
-      'Which e-invoice profiles this invoice qualifies for, and what each lacks; computed from the finalized invoice (its snapshots) by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. Null while draft: finalization freezes the account and customer data it checks, so complete them (account, customer, `buyer_reference`) before finalizing.',
+      'Which e-invoice profiles this invoice qualifies for, and what each lacks; computed by `einvoiceReadiness` in the contracts, the same check the e-invoice export answers 400 with. A finalized invoice is checked as it was frozen (its snapshots). A draft is checked as it would be if finalized now, with the account and the customer as they are now: what finalize with `einvoice_required` refuses it for, so complete them (account, customer, `buyer_reference`) until the profile is `ready`. Null for a draft only when the customer could not be read (the catalog unavailable).',
     ),
   })
   .meta({ id: 'Invoice' });

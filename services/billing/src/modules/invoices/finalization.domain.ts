@@ -1,4 +1,4 @@
-import type { Customer, CustomerSnapshot, EinvoiceRequired, Invoice } from '@invoicing/contracts';
+import { einvoiceReadiness, type Customer, type CustomerSnapshot, type EinvoiceRequired, type Invoice } from '@invoicing/contracts';
 import { invalidRequest, type AppError } from '@invoicing/service-kit/app-error';
 import { businessSnapshotOf, electronicAddressOf } from '../account/account.domain.ts';
 import type { AccountRow } from '../account/account.entity.ts';
@@ -84,6 +84,27 @@ export const freezeDraft = (
   snapshotVersion: CURRENT_DOCUMENT_VERSION,
   publicUrlToken,
 });
+
+/**
+ * The invoice as the API reads it, a draft with its e-invoice readiness as finalize would freeze it
+ * now: frozen with `freezeDraft` from the customer as the catalog has it now and the account as
+ * it is now, then checked by `einvoiceReadiness` as finalize checks it (`einvoiceRefusal`). The
+ * draft itself stays as it is (no snapshots, no link). `customer` null: it could not be read (the
+ * catalog unavailable), so the draft's `einvoice` is null. Any other invoice reads as `invoiceView`
+ * has it, from its own snapshots.
+ */
+export const invoiceViewNow = (
+  row: InvoiceRow,
+  lines: readonly InvoiceLineRow[],
+  view: ViewContext,
+  { customer, account }: { customer: Customer | null | undefined; account: AccountRow },
+): Invoice => {
+  const invoice = invoiceView(row, lines, view);
+  if (row.status !== 'draft' || !customer) return invoice;
+  const opened = { status: row.status, amountDue: row.amountDue, finalizedAt: row.finalizedAt, updatedAt: row.updatedAt };
+  const frozen: InvoiceRow = { ...row, ...freezeDraft(row, { opened, customer, account, publicUrlToken: '' }) };
+  return { ...invoice, einvoice: einvoiceReadiness(invoiceView(frozen, lines, view)) };
+};
 
 const PROFILE_NAMES = { en16931: 'EN 16931', xrechnung: 'XRechnung' } as const;
 

@@ -22,6 +22,20 @@ export const requireCustomer = async (catalog: CatalogReader, actor: Actor, cust
 };
 
 /**
+ * The customers of drafts as the catalog has them now, for their e-invoice readiness: each ID read
+ * once, all at once; null for one that could not be read (the catalog unavailable, or no such
+ * customer), since reading a draft must not fail for its readiness.
+ */
+export const customersNow = async (catalog: CatalogReader, actor: Actor, customerIds: Iterable<string>): Promise<Map<string, Customer | null>> => {
+  const ids = [...new Set(customerIds)];
+  const read = await Promise.allSettled(ids.map((id) => catalog.customer(actor, id)));
+  return new Map(ids.map((id, index) => {
+    const result = read[index]!;
+    return [id, result.status === 'fulfilled' ? (result.value ?? null) : null];
+  }));
+};
+
+/**
  * A deleted customer cannot be put on an invoice, as an archived price cannot go on a new line; a
  * draft that named it before it was deleted keeps it (and finalizes with it).
  */

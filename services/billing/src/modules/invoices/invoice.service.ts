@@ -15,7 +15,8 @@ import { timelineRepository } from '../timeline/timeline.repository.ts';
 import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns, type ViewContext } from './invoice.domain.ts';
 import { adjustmentsOf, assertDocumentTerms } from './document-terms.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
-import { refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
+import { customersNow, refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
+import { invoiceViewNow } from './finalization.domain.ts';
 import { invoiceRepository } from './invoice.repository.ts';
 import type { InvoiceLineRow, InvoiceRow } from './invoice.entity.ts';
 import { livemodeOf } from '@invoicing/service-kit/data-space';
@@ -44,7 +45,7 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
       Object.assign(row, totalsColumns(totals), { customerName: customer.name });
       assertDocumentTerms(row);
-      const view = invoiceView(row, lines, moment.view);
+      const view = invoiceViewNow(row, lines, moment.view, { customer, account: moment.account });
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
       const answer = { data: view };
       const outcome = keyed && { writes: keyed.writes, claim: keyed.claim, outcome: keyed.outcomeOf(answer) };
@@ -72,7 +73,13 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       };
       const pages = cursors.forList('invoices', actor.workspaceId);
       const rows = await invoices.pageNewestFirst(actor.workspaceId, filter, pages.positionOf(query.cursor), query.limit);
-      const lines = await invoices.linesOfEach(rows.slice(0, query.limit).map((row) => row.id));
+      const pageRows = rows.slice(0, query.limit);
+      // The drafts' readiness needs their customers as they are now: one catalog read per customer
+      // on the page, at once, with the lines; finalized invoices read their snapshots.
+      const [lines, customers] = await Promise.all([
+        invoices.linesOfEach(pageRows.map((row) => row.id)),
+        customersNow(catalog, actor, pageRows.filter((row) => row.status === 'draft').map((row) => row.customerId)),
+      ]);
       const viewOf = (row: InvoiceRow): ViewContext => {
         const today = row.testClockId ? clockTodays.get(row.testClockId) : undefined;
         return today ? { ...moment.view, today } : moment.view;
@@ -80,15 +87,19 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
       return pages.toPage(
         rows.map((row) => ({ row, created: row.createdAt, id: row.id })),
         query.limit,
-        ({ row }) => invoiceView(row, lines.get(row.id) ?? [], viewOf(row)),
+        ({ row }) => invoiceViewNow(row, lines.get(row.id) ?? [], viewOf(row), { customer: customers.get(row.customerId), account: moment.account }),
       );
     },
 
     retrieve: async (actor: Actor, publicId: string) => {
       const loaded = await invoices.findWithLinesAndSettings(actor.workspaceId, invoiceIdOf(publicId));
       if (!loaded) throw notFound('invoice', publicId);
-      const moment = await workspaceMoment(deps, actor, loaded.account, loaded.invoice.testClockId);
-      return { data: invoiceView(loaded.invoice, loaded.lines, moment.view) };
+      const { invoice } = loaded;
+      const [moment, customers] = await Promise.all([
+        workspaceMoment(deps, actor, loaded.account, invoice.testClockId),
+        invoice.status === 'draft' ? customersNow(catalog, actor, [invoice.customerId]) : undefined,
+      ]);
+      return { data: invoiceViewNow(invoice, loaded.lines, moment.view, { customer: customers?.get(invoice.customerId), account: moment.account }) };
     },
 
     update: (actor: Actor, publicId: string, patch: UpdateInvoiceBody) =>
@@ -99,9 +110,11 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         const moment = await workspaceMoment(deps, actor, undefined, current.testClockId);
         assertEditable(current, 'edited');
         const currency = patch.currency ?? current.currency;
-        const [customer, drafts] = await Promise.all([
+        // The draft keeps its customer: read for its readiness only, so a catalog that cannot answer leaves that null.
+        const [customer, drafts, kept] = await Promise.all([
           patch.customer !== undefined ? requireCustomer(catalog, actor, patch.customer) : undefined,
           patch.items !== undefined ? resolveItems(catalog, actor, patch.items, currency) : undefined,
+          patch.customer === undefined ? customersNow(catalog, actor, [current.customerId]) : undefined,
         ]);
         const outcome = await em.transactional(async (tx) => {
           const row = await invoices.findForUpdate(tx, actor.workspaceId, id);
@@ -129,12 +142,16 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           }
           const changes = draftChanges(row, patch, { customer, totals });
           assertDraftAfter(row, changes);
+          // Its customer as read before the lock; another PATCH may have changed it since.
+          const party = customer ?? kept?.get(current.customerId);
+          if (!customer && row.customerId !== current.customerId) throw new StaleRead();
+          const viewNow = (): ReturnType<typeof invoiceView> => invoiceViewNow(row, lines, moment.view, { customer: party, account: moment.account });
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
-          if (!drafts && !changesAnything(row, changes)) return { view: invoiceView(row, lines, moment.view), changed: false };
+          if (!drafts && !changesAnything(row, changes)) return { view: viewNow(), changed: false };
           // updated_at always moves, even within the millisecond of the last change: a finalize that read the draft before must see it changed.
           tx.assign(row, { ...changes, updatedAt: new Date(Math.max(moment.now.getTime(), row.updatedAt.getTime() + 1)) });
-          const updated = invoiceView(row, lines, moment.view);
+          const updated = viewNow();
           timeline.add(tx, timelineEntry(row, { type: 'updated' }, actor, moment.now));
           await addBillingEvent(tx, BILLING_SUBJECTS.invoiceUpdated, { object: updated }, actor, moment.now);
           return { view: updated, changed: true };
