@@ -70,12 +70,12 @@ describe('line periods and subscription invoices', () => {
   });
 
   // One invoice per subscription and period, kept by billing itself (issue 24), not only by the key's record.
-  const periodBody = (sub: string, periodStart: string) => ({
+  const periodBody = (sub: string, periodStart: string, periodEnd = '2027-01-31') => ({
     customer: customer.id,
     subscription: sub,
     period_start: periodStart,
     issue_date: periodStart,
-    items: [{ price: price.id, period: { start: periodStart, end: '2027-01-31' } }],
+    items: [{ price: price.id, period: { start: periodStart, end: periodEnd } }],
   });
   const invoicesOfPeriod = async (sub: string, periodStart: string) =>
     (
@@ -112,7 +112,7 @@ describe('line periods and subscription invoices', () => {
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(replayed.body.data.id).toBe(id);
     // Another period of the same subscription is a new invoice.
-    const next = await api.call('POST', '/internal/v1/subscription-invoices', periodBody(sub, '2027-02-01'), { 'x-idempotency-key': `${sub}/2027-02-01/create` });
+    const next = await api.call('POST', '/internal/v1/subscription-invoices', periodBody(sub, '2027-02-01', '2027-02-28'), { 'x-idempotency-key': `${sub}/2027-02-01/create` });
     expect(next.status).toBe(201);
     expect(next.body.data.id).not.toBe(id);
   });
