@@ -117,6 +117,24 @@ describe('line periods and subscription invoices', () => {
     expect(next.body.data.id).not.toBe(id);
   });
 
+  it('a period that has its invoice is answered with it even when its request would now be refused (a price archived since)', async () => {
+    const seed = catalogSeeder(harness, api.workspaceId);
+    const archived = await seed.price((await seed.product()).id, { currency: 'EUR' });
+    const sub = 'sub_0190f3e2c1b27a8e9d1f3c4b5a697803';
+    const key = `${sub}/2027-01-01/create`;
+    const body = { ...periodBody(sub, '2027-01-01'), items: [{ price: archived.id, period: { start: '2027-01-01', end: '2027-01-31' } }] };
+    const first = await api.call('POST', '/internal/v1/subscription-invoices', body, { 'x-idempotency-key': key });
+    expect(first.status).toBe(201);
+    await seed.archivePrice(archived.id);
+    await harness.sql(`delete from billing.idempotency_records where key = ?`, [key]);
+    const again = await api.call('POST', '/internal/v1/subscription-invoices', body, { 'x-idempotency-key': key });
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    // A period without an invoice is refused as before.
+    const next = { ...body, period_start: '2027-02-01', items: [{ price: archived.id, period: { start: '2027-02-01', end: '2027-02-28' } }] };
+    expect((await api.call('POST', '/internal/v1/subscription-invoices', next, { 'x-idempotency-key': `${sub}/2027-02-01/create` })).status).toBe(400);
+  });
+
   it('eight concurrent creates of one period under different keys make one invoice, and every answer names it', async () => {
     const sub = 'sub_0190f3e2c1b27a8e9d1f3c4b5a697802';
     const answers = await Promise.all(

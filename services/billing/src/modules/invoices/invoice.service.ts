@@ -6,7 +6,7 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { AlreadyRecorded, notFound, timeBound, unavailable, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
+import { AlreadyRecorded, AppError, notFound, timeBound, unavailable, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
@@ -29,6 +29,14 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const invoices = invoiceRepository(em);
   const timeline = timelineRepository(em);
 
+  /** A subscription period's invoice as it is now, as the create answers it; undefined when the period has none. */
+  const periodInvoice = async (actor: Actor, subscription: SubscriptionPeriod) => {
+    const existing = await invoices.findPeriodInvoiceWithLinesAndSettings(actor.workspaceId, subscription.id, subscription.periodStart);
+    if (!existing) return undefined;
+    const moment = await workspaceMoment(deps, actor, existing.account, existing.invoice.testClockId);
+    return { data: invoiceView(existing.invoice, existing.lines, moment.view) };
+  };
+
   return {
     /**
      * A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see
@@ -39,17 +47,33 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
      * outcome is then recorded on its own (runSelfRecorded), as for an answer that wrote nothing.
      */
     create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite, subscription: SubscriptionPeriod | null = null) => {
-      // A customer on a test clock: the invoice lives on it too, and its dates follow the clock's time.
-      const customer = await requireCustomer(catalog, actor, body.customer);
-      const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
-      const moment = await workspaceMoment(deps, actor, undefined, testClockId);
-      const currency = body.currency ?? moment.account.defaultCurrency;
-      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscription, testClockId });
-      const drafts = await resolveItems(catalog, actor, body.items, currency);
-      refuseDeletedCustomer(customer);
-      const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
-      Object.assign(row, totalsColumns(totals), { customerName: customer.name });
-      assertDocumentTerms(row);
+      const draft = async () => {
+        // A customer on a test clock: the invoice lives on it too, and its dates follow the clock's time.
+        const customer = await requireCustomer(catalog, actor, body.customer);
+        const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
+        const moment = await workspaceMoment(deps, actor, undefined, testClockId);
+        const currency = body.currency ?? moment.account.defaultCurrency;
+        const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscription, testClockId });
+        const drafts = await resolveItems(catalog, actor, body.items, currency);
+        refuseDeletedCustomer(customer);
+        const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
+        Object.assign(row, totalsColumns(totals), { customerName: customer.name });
+        assertDocumentTerms(row);
+        return { row, lines, moment };
+      };
+      let drafted: Awaited<ReturnType<typeof draft>>;
+      try {
+        drafted = await draft();
+      } catch (error) {
+        // A period that has its invoice is answered with it even when its request would be refused
+        // now (its customer deleted, a price archived since): the period is invoiced.
+        if (subscription && error instanceof AppError && error.status < 500) {
+          const existing = await periodInvoice(actor, subscription);
+          if (existing) return existing;
+        }
+        throw error;
+      }
+      const { row, lines, moment } = drafted;
       const view = invoiceView(row, lines, moment.view);
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
       const answer = { data: view };
@@ -59,11 +83,10 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
         const written = await invoices.insertPeriodDraft(row, lines, entry, event, outcome);
         if (written === 'key-held') throw new AlreadyRecorded();
         if (written === 'period-invoiced') {
-          const existing = await invoices.findPeriodInvoiceWithLinesAndSettings(actor.workspaceId, subscription.id, subscription.periodStart);
+          const existing = await periodInvoice(actor, subscription);
           // Deleted (a draft) between the insert and this read: the period is free again, and a retry writes its invoice.
           if (!existing) throw unavailable('the period’s invoice changed while this request ran; retry.');
-          const existingMoment = await workspaceMoment(deps, actor, existing.account, existing.invoice.testClockId);
-          return { data: invoiceView(existing.invoice, existing.lines, existingMoment.view) };
+          return existing;
         }
       }
       // The key already holds the outcome of this request, made before: that is the answer.
