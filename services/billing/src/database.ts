@@ -16,6 +16,7 @@ import { Migration20270151000000PartiesAndPaymentMeans } from './migrations/Migr
 import { Migration20270152100000InvoiceAttachments } from './migrations/Migration20270152100000InvoiceAttachments.ts';
 import { Migration20270161100000InvoiceMetadata } from './migrations/Migration20270161100000InvoiceMetadata.ts';
 import { Migration20270162100000TestClocks } from './migrations/Migration20270162100000TestClocks.ts';
+import { Migration20270175000000OneInvoicePerSubscriptionPeriod } from './migrations/Migration20270175000000OneInvoicePerSubscriptionPeriod.ts';
 import { AccountEntity } from './modules/account/account.entity.ts';
 import { InvoiceAttachmentEntity } from './modules/attachments/attachment.entity.ts';
 import { BankStatementEntity, BankStatementEntryEntity } from './modules/bank-statements/bank-statement.entity.ts';
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   { name: 'Migration20270152100000InvoiceAttachments', class: Migration20270152100000InvoiceAttachments },
   { name: 'Migration20270161100000InvoiceMetadata', class: Migration20270161100000InvoiceMetadata },
   { name: 'Migration20270162100000TestClocks', class: Migration20270162100000TestClocks },
+  { name: 'Migration20270175000000OneInvoicePerSubscriptionPeriod', class: Migration20270175000000OneInvoicePerSubscriptionPeriod },
 ];
 
 export const openBillingDatabase = (url: string, poolSize: number): Promise<Orm> =>

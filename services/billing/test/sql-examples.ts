@@ -33,6 +33,7 @@ import type { TestClockRow } from '../src/modules/test-clocks/test-clock.entity.
 const WORKSPACE = EXAMPLE_WORKSPACE;
 const INVOICE = EXAMPLE_INVOICE;
 const CUSTOMER = '00000000-0000-4000-8000-000000000003';
+const SUBSCRIPTION = '00000000-0000-4000-8000-00000000000a';
 const NOW = new Date('2026-11-26T10:00:00.000Z');
 const SERIES = { workspaceId: WORKSPACE, format: 'INV-{YYYY}-{NNNN}', period: '2026' };
 
@@ -155,6 +156,18 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
         await invoices.insertDraft(invoice, [line], entry, event);
         return invoices.insertDraft(invoice, [line], entry, event, { writes: keyedWrites(orm), claim, outcome: recorded });
       },
+      // A subscription period's draft: unkeyed, then keyed, as the subscriptions service sends it.
+      insertPeriodDraft: async (invoices, _em, orm) => {
+        // Rows of their own (insertDraft's are there already); the keyed one then meets the period's invoice.
+        const periodInvoice = '00000000-0000-4000-8000-00000000000b';
+        const periodDraft = { ...invoice, id: periodInvoice, subscriptionId: SUBSCRIPTION, subscriptionPeriodStart: '2026-11-01' };
+        const periodLine = { ...line, id: '00000000-0000-4000-8000-00000000000c', invoiceId: periodInvoice };
+        const periodEntry = { ...entry, id: '00000000-0000-4000-8000-00000000000d', invoiceId: periodInvoice };
+        const periodEvent = makeEnvelope({ id: '00000000-0000-4000-8000-00000000000e', workspace_id: WORKSPACE });
+        await invoices.insertPeriodDraft(periodDraft, [periodLine], periodEntry, periodEvent);
+        return invoices.insertPeriodDraft(periodDraft, [periodLine], periodEntry, periodEvent, { writes: keyedWrites(orm), claim, outcome: recorded });
+      },
+      findPeriodInvoiceWithLinesAndSettings: (invoices) => invoices.findPeriodInvoiceWithLinesAndSettings(WORKSPACE, SUBSCRIPTION, '2026-11-01'),
       // Unkeyed (a new public link, inside its keyed write's transaction), then keyed (void, only while unpaid).
       changeWhileStatus: async (invoices, _em, orm) => {
         const voiding = { invoice: { ...finalized, status: 'void' as const, voidedAt: NOW }, properties: ['status', 'voidedAt', 'amountDue', 'updatedAt'] as const, whileStatus: 'open' as const, entry, event };

@@ -80,6 +80,27 @@ describe('subscriptions', () => {
     expect(periods.every((row) => row.invoice_id !== null)).toBe(true);
   });
 
+  it('the same crash, retried after billing purged the keys’ records (IDEMPOTENCY_TTL_HOURS later), still makes no second invoice', async () => {
+    const ws = workspaceOf(harness);
+    const customer = await ws.seed.customer();
+    const price = await ws.seed.price();
+    const { body } = await ws.create({ customer: customer.id, items: [{ price: price.id }], start_date: '2027-03-01' });
+    await runScheduler();
+    const before = await ws.invoices();
+    expect(before).toHaveLength(2);
+    const uuid = body.data.id.slice(4).replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5');
+    await harness.sql("update subscriptions.subscriptions set periods_invoiced = 0, next_action_at = '2027-03-01T00:00:00Z' where id = ?", [uuid]);
+    await harness.sql('update subscriptions.subscription_periods set invoice_id = null where subscription_id = ?', [uuid]);
+    // What billing's purge does once the records have outlived their time to live.
+    const purged = await harness.sql('delete from billing.idempotency_records where key like ? returning key', [`${body.data.id}/%`]);
+    expect(purged).toHaveLength(4);
+    await runScheduler();
+    const after = await ws.invoices();
+    expect(after.map((invoice) => [invoice.id, invoice.number, invoice.status])).toEqual(before.map((invoice) => [invoice.id, invoice.number, 'open']));
+    const periods = await harness.sql<{ invoice_id: string }>('select invoice_id from subscriptions.subscription_periods where subscription_id = ? order by period_start', [uuid]);
+    expect(periods.map((row) => row.invoice_id).sort()).toEqual(before.map((invoice) => invoice.id.slice(3).replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5')).sort());
+  });
+
   it('an item change applies from the next period; a draft behaviour leaves drafts; cancel at period end stops there', async () => {
     const ws = workspaceOf(harness);
     const customer = await ws.seed.customer();

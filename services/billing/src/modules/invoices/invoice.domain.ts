@@ -274,10 +274,16 @@ export const changesAnything = (row: InvoiceRow, changes: DraftChanges): boolean
       : !sameValue(row[property as keyof InvoiceRow], value),
   );
 
+/** The subscription making a draft and the first day of the period it bills (billing's internal route for the subscriptions service). */
+export interface SubscriptionPeriod {
+  id: string;
+  periodStart: string;
+}
+
 export const newDraft = (
   workspaceId: string,
   body: CreateInvoiceBody,
-  context: { customerName: string; currency: string; today: string; now: Date; subscriptionId?: string | null; testClockId?: string | null },
+  context: { customerName: string; currency: string; today: string; now: Date; subscription?: SubscriptionPeriod | null; testClockId?: string | null },
 ): InvoiceRow => {
   const issueDate = body.issue_date ?? context.today;
   return {
@@ -286,7 +292,8 @@ export const newDraft = (
     status: 'draft',
     customerId: body.customer,
     customerName: context.customerName,
-    subscriptionId: context.subscriptionId ?? null,
+    subscriptionId: context.subscription?.id ?? null,
+    subscriptionPeriodStart: context.subscription?.periodStart ?? null,
     testClockId: context.testClockId ?? null,
     currency: context.currency,
     collectionMethod: body.collection_method ?? 'send_invoice',

@@ -16,6 +16,12 @@ export const InvoiceEntity = defineEntity({
     customerName: p.text(),
     /** The subscription that made the invoice; null for one made by hand. */
     subscriptionId: p.uuid().nullable(),
+    /**
+     * The first day of the subscription period the invoice bills, set with `subscriptionId` by the
+     * internal subscription create; one invoice per (workspace, subscription, period start) (unique
+     * index `invoices_one_per_subscription_period`). Null: made by hand, or made before the rule.
+     */
+    subscriptionPeriodStart: p.date().nullable(),
     /** The test clock whose time the invoice follows (its customer's, copied when it is made); null: real time. */
     testClockId: p.uuid().nullable(),
     currency: p.string().length(3),

@@ -128,6 +128,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "subscription_period_start",
         "test_clock_id",
         "currency",
         "collection_method",
@@ -242,7 +243,8 @@ with
         $56,
         $57,
         $58,
-        $59
+        $59,
+        $60
       )
   ),
   "new_lines" as (
@@ -279,7 +281,6 @@ with
       )
     values
       (
-        $60,
         $61,
         $62,
         $63,
@@ -306,19 +307,20 @@ with
         $84,
         $85,
         $86,
-        $87
+        $87,
+        $88
       )
   ),
   "new_entries" as (
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     values
-      ($88, $89, $90, $91, $92, $93, $94, $95)
+      ($89, $90, $91, $92, $93, $94, $95, $96)
   )
 insert into
   "billing"."outbox" ("id", "subject", "envelope", "trace_context")
 values
-  ($96, $97, $98, $99);
+  ($97, $98, $99, $100);
 
 with
   "new_records" as (
@@ -347,6 +349,7 @@ with
         "customer_id",
         "customer_name",
         "subscription_id",
+        "subscription_period_start",
         "test_clock_id",
         "currency",
         "collection_method",
@@ -408,59 +411,60 @@ with
       $11 as "customer_id",
       $12 as "customer_name",
       $13 as "subscription_id",
-      $14 as "test_clock_id",
-      $15 as "currency",
-      $16 as "collection_method",
-      $17 as "issue_date",
-      $18 as "due_date",
-      $19 as "days_until_due",
-      $20 as "notes",
-      $21 as "footer",
-      $22 as "buyer_reference",
-      $23 as "purchase_order",
-      $24 as "delivery_date",
-      $25 as "service_period_start",
-      $26 as "service_period_end",
-      $27 as "locale",
-      $28 as "payment_means",
-      $29 as "payee",
-      $30 as "preceding_invoice",
-      $31 as "allowances",
-      $32 as "charges",
-      $33 as "prepaid_amount",
-      $34 as "tax_currency",
-      $35 as "tax_exchange_rate",
-      $36 as "subtotal",
-      $37 as "discount_total",
-      $38 as "allowance_total",
-      $39 as "charge_total",
-      $40 as "taxable_amount",
-      $41 as "tax_total",
-      $42 as "total",
-      $43 as "amount_due",
-      $44 as "amount_paid",
-      $45 as "number",
-      $46 as "number_format",
-      $47 as "number_period",
-      $48 as "number_sequence",
-      $49 as "business_snapshot",
-      $50 as "customer_snapshot",
-      $51 as "public_url_token",
-      $52 as "snapshot_sha256",
-      $53 as "chain_sha256",
-      $54 as "snapshot_version",
-      $55 as "finalized_at",
-      $56 as "paid_at",
-      $57 as "payment_reference",
-      $58 as "voided_at",
-      $59 as "void_reason",
-      $60 as "overdue_event_at",
-      $61 as "remittance_reference",
-      $62 as "last_reminder_on",
-      $63 as "attachments",
-      $64 as "metadata",
-      $65 as "created_at",
-      $66 as "updated_at"
+      $14 as "subscription_period_start",
+      $15 as "test_clock_id",
+      $16 as "currency",
+      $17 as "collection_method",
+      $18 as "issue_date",
+      $19 as "due_date",
+      $20 as "days_until_due",
+      $21 as "notes",
+      $22 as "footer",
+      $23 as "buyer_reference",
+      $24 as "purchase_order",
+      $25 as "delivery_date",
+      $26 as "service_period_start",
+      $27 as "service_period_end",
+      $28 as "locale",
+      $29 as "payment_means",
+      $30 as "payee",
+      $31 as "preceding_invoice",
+      $32 as "allowances",
+      $33 as "charges",
+      $34 as "prepaid_amount",
+      $35 as "tax_currency",
+      $36 as "tax_exchange_rate",
+      $37 as "subtotal",
+      $38 as "discount_total",
+      $39 as "allowance_total",
+      $40 as "charge_total",
+      $41 as "taxable_amount",
+      $42 as "tax_total",
+      $43 as "total",
+      $44 as "amount_due",
+      $45 as "amount_paid",
+      $46 as "number",
+      $47 as "number_format",
+      $48 as "number_period",
+      $49 as "number_sequence",
+      $50 as "business_snapshot",
+      $51 as "customer_snapshot",
+      $52 as "public_url_token",
+      $53 as "snapshot_sha256",
+      $54 as "chain_sha256",
+      $55 as "snapshot_version",
+      $56 as "finalized_at",
+      $57 as "paid_at",
+      $58 as "payment_reference",
+      $59 as "voided_at",
+      $60 as "void_reason",
+      $61 as "overdue_event_at",
+      $62 as "remittance_reference",
+      $63 as "last_reminder_on",
+      $64 as "attachments",
+      $65 as "metadata",
+      $66 as "created_at",
+      $67 as "updated_at"
     from
       "new_records"
   ),
@@ -500,7 +504,7 @@ with
       "v".*
     from
       "new_records",
-      jsonb_to_recordset($67::jsonb) as "v" (
+      jsonb_to_recordset($68::jsonb) as "v" (
         "id" uuid,
         "invoice_id" uuid,
         "workspace_id" uuid,
@@ -535,14 +539,14 @@ with
     insert into
       "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
     select
-      $68 as "id",
-      $69 as "invoice_id",
-      $70 as "workspace_id",
-      $71 as "type",
-      $72 as "occurred_at",
-      $73 as "key_id",
-      $74 as "request_id",
-      $75 as "details"
+      $69 as "id",
+      $70 as "invoice_id",
+      $71 as "workspace_id",
+      $72 as "type",
+      $73 as "occurred_at",
+      $74 as "key_id",
+      $75 as "request_id",
+      $76 as "details"
     from
       "new_records"
   ),
@@ -550,10 +554,10 @@ with
     insert into
       "billing"."outbox" ("id", "subject", "envelope", "trace_context")
     select
-      $76 as "id",
-      $77 as "subject",
-      $78 as "envelope",
-      $79 as "trace_context"
+      $77 as "id",
+      $78 as "subject",
+      $79 as "envelope",
+      $80 as "trace_context"
     from
       "new_records"
   )
@@ -566,6 +570,558 @@ select
         "new_records"
     ) as integer
   ) as "recorded";
+
+-- insertPeriodDraft
+with
+  "new_invoice" as (
+    insert into
+      "billing"."invoices" (
+        "id",
+        "workspace_id",
+        "status",
+        "customer_id",
+        "customer_name",
+        "subscription_id",
+        "subscription_period_start",
+        "test_clock_id",
+        "currency",
+        "collection_method",
+        "issue_date",
+        "due_date",
+        "days_until_due",
+        "notes",
+        "footer",
+        "buyer_reference",
+        "purchase_order",
+        "delivery_date",
+        "service_period_start",
+        "service_period_end",
+        "locale",
+        "payment_means",
+        "payee",
+        "preceding_invoice",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
+        "subtotal",
+        "discount_total",
+        "allowance_total",
+        "charge_total",
+        "taxable_amount",
+        "tax_total",
+        "total",
+        "amount_due",
+        "amount_paid",
+        "number",
+        "number_format",
+        "number_period",
+        "number_sequence",
+        "business_snapshot",
+        "customer_snapshot",
+        "public_url_token",
+        "snapshot_sha256",
+        "chain_sha256",
+        "snapshot_version",
+        "finalized_at",
+        "paid_at",
+        "payment_reference",
+        "voided_at",
+        "void_reason",
+        "overdue_event_at",
+        "remittance_reference",
+        "last_reminder_on",
+        "attachments",
+        "metadata",
+        "created_at",
+        "updated_at"
+      )
+    values
+      (
+        $1,
+        $2,
+        $3,
+        $4,
+        $5,
+        $6,
+        $7,
+        $8,
+        $9,
+        $10,
+        $11,
+        $12,
+        $13,
+        $14,
+        $15,
+        $16,
+        $17,
+        $18,
+        $19,
+        $20,
+        $21,
+        $22,
+        $23,
+        $24,
+        $25,
+        $26,
+        $27,
+        $28,
+        $29,
+        $30,
+        $31,
+        $32,
+        $33,
+        $34,
+        $35,
+        $36,
+        $37,
+        $38,
+        $39,
+        $40,
+        $41,
+        $42,
+        $43,
+        $44,
+        $45,
+        $46,
+        $47,
+        $48,
+        $49,
+        $50,
+        $51,
+        $52,
+        $53,
+        $54,
+        $55,
+        $56,
+        $57,
+        $58,
+        $59,
+        $60
+      )
+    on conflict ("workspace_id", "subscription_id", "subscription_period_start")
+    where
+      "subscription_id" is not null do nothing
+    returning
+      "id"
+  ),
+  "new_lines" as (
+    insert into
+      "billing"."invoice_lines" (
+        "id",
+        "invoice_id",
+        "workspace_id",
+        "position",
+        "price_id",
+        "product_id",
+        "description",
+        "quantity",
+        "unit_amount",
+        "discount_amount_off",
+        "discount_percent_off",
+        "discount_amount",
+        "tax_rate",
+        "amount",
+        "tax",
+        "unit_code",
+        "tax_category",
+        "tax_exemption_reason",
+        "period_start",
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
+      )
+    select
+      "v".*
+    from
+      "new_invoice",
+      jsonb_to_recordset($61::jsonb) as "v" (
+        "id" uuid,
+        "invoice_id" uuid,
+        "workspace_id" uuid,
+        "position" smallint,
+        "price_id" uuid,
+        "product_id" uuid,
+        "description" text,
+        "quantity" bigint,
+        "unit_amount" bigint,
+        "discount_amount_off" bigint,
+        "discount_percent_off" numeric(5, 2),
+        "discount_amount" bigint,
+        "tax_rate" numeric(7, 4),
+        "amount" bigint,
+        "tax" bigint,
+        "unit_code" text,
+        "tax_category" text,
+        "tax_exemption_reason" text,
+        "period_start" date,
+        "period_end" date,
+        "quantity_decimal" numeric(20, 4),
+        "unit_amount_decimal" numeric(22, 6),
+        "price_base_quantity" numeric(19, 4),
+        "tax_exemption_reason_code" text,
+        "sku" text,
+        "standard_id" text,
+        "standard_id_scheme" text,
+        "note" text
+      )
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $62 as "id",
+      $63 as "invoice_id",
+      $64 as "workspace_id",
+      $65 as "type",
+      $66 as "occurred_at",
+      $67 as "key_id",
+      $68 as "request_id",
+      $69 as "details"
+    from
+      "new_invoice"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $70 as "id",
+      $71 as "subject",
+      $72 as "envelope",
+      $73 as "trace_context"
+    from
+      "new_invoice"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "created"
+      from
+        "new_invoice"
+    ) as integer
+  ) as "created",
+  1 as "recorded";
+
+begin;
+
+with
+  "new_invoice" as (
+    insert into
+      "billing"."invoices" (
+        "id",
+        "workspace_id",
+        "status",
+        "customer_id",
+        "customer_name",
+        "subscription_id",
+        "subscription_period_start",
+        "test_clock_id",
+        "currency",
+        "collection_method",
+        "issue_date",
+        "due_date",
+        "days_until_due",
+        "notes",
+        "footer",
+        "buyer_reference",
+        "purchase_order",
+        "delivery_date",
+        "service_period_start",
+        "service_period_end",
+        "locale",
+        "payment_means",
+        "payee",
+        "preceding_invoice",
+        "allowances",
+        "charges",
+        "prepaid_amount",
+        "tax_currency",
+        "tax_exchange_rate",
+        "subtotal",
+        "discount_total",
+        "allowance_total",
+        "charge_total",
+        "taxable_amount",
+        "tax_total",
+        "total",
+        "amount_due",
+        "amount_paid",
+        "number",
+        "number_format",
+        "number_period",
+        "number_sequence",
+        "business_snapshot",
+        "customer_snapshot",
+        "public_url_token",
+        "snapshot_sha256",
+        "chain_sha256",
+        "snapshot_version",
+        "finalized_at",
+        "paid_at",
+        "payment_reference",
+        "voided_at",
+        "void_reason",
+        "overdue_event_at",
+        "remittance_reference",
+        "last_reminder_on",
+        "attachments",
+        "metadata",
+        "created_at",
+        "updated_at"
+      )
+    values
+      (
+        $1,
+        $2,
+        $3,
+        $4,
+        $5,
+        $6,
+        $7,
+        $8,
+        $9,
+        $10,
+        $11,
+        $12,
+        $13,
+        $14,
+        $15,
+        $16,
+        $17,
+        $18,
+        $19,
+        $20,
+        $21,
+        $22,
+        $23,
+        $24,
+        $25,
+        $26,
+        $27,
+        $28,
+        $29,
+        $30,
+        $31,
+        $32,
+        $33,
+        $34,
+        $35,
+        $36,
+        $37,
+        $38,
+        $39,
+        $40,
+        $41,
+        $42,
+        $43,
+        $44,
+        $45,
+        $46,
+        $47,
+        $48,
+        $49,
+        $50,
+        $51,
+        $52,
+        $53,
+        $54,
+        $55,
+        $56,
+        $57,
+        $58,
+        $59,
+        $60
+      )
+    on conflict ("workspace_id", "subscription_id", "subscription_period_start")
+    where
+      "subscription_id" is not null do nothing
+    returning
+      "id"
+  ),
+  "new_records" as (
+    insert into
+      "billing"."idempotency_records" ("workspace_id", "key", "fingerprint", "response_status", "response_content_type", "response_body")
+    select
+      $61 as "workspace_id",
+      $62 as "key",
+      $63 as "fingerprint",
+      $64 as "response_status",
+      $65 as "response_content_type",
+      $66 as "response_body"
+    from
+      "new_invoice"
+    on conflict ("workspace_id", "key") do update
+    set
+      "fingerprint" = "excluded"."fingerprint",
+      "response_status" = "excluded"."response_status",
+      "response_content_type" = "excluded"."response_content_type",
+      "response_body" = "excluded"."response_body",
+      "created_at" = now()
+    where
+      "billing"."idempotency_records"."created_at" < now() + $67::double precision * interval '1 hour'
+    returning
+      1 as "recorded"
+  ),
+  "new_lines" as (
+    insert into
+      "billing"."invoice_lines" (
+        "id",
+        "invoice_id",
+        "workspace_id",
+        "position",
+        "price_id",
+        "product_id",
+        "description",
+        "quantity",
+        "unit_amount",
+        "discount_amount_off",
+        "discount_percent_off",
+        "discount_amount",
+        "tax_rate",
+        "amount",
+        "tax",
+        "unit_code",
+        "tax_category",
+        "tax_exemption_reason",
+        "period_start",
+        "period_end",
+        "quantity_decimal",
+        "unit_amount_decimal",
+        "price_base_quantity",
+        "tax_exemption_reason_code",
+        "sku",
+        "standard_id",
+        "standard_id_scheme",
+        "note"
+      )
+    select
+      "v".*
+    from
+      "new_invoice",
+      jsonb_to_recordset($68::jsonb) as "v" (
+        "id" uuid,
+        "invoice_id" uuid,
+        "workspace_id" uuid,
+        "position" smallint,
+        "price_id" uuid,
+        "product_id" uuid,
+        "description" text,
+        "quantity" bigint,
+        "unit_amount" bigint,
+        "discount_amount_off" bigint,
+        "discount_percent_off" numeric(5, 2),
+        "discount_amount" bigint,
+        "tax_rate" numeric(7, 4),
+        "amount" bigint,
+        "tax" bigint,
+        "unit_code" text,
+        "tax_category" text,
+        "tax_exemption_reason" text,
+        "period_start" date,
+        "period_end" date,
+        "quantity_decimal" numeric(20, 4),
+        "unit_amount_decimal" numeric(22, 6),
+        "price_base_quantity" numeric(19, 4),
+        "tax_exemption_reason_code" text,
+        "sku" text,
+        "standard_id" text,
+        "standard_id_scheme" text,
+        "note" text
+      )
+  ),
+  "new_entries" as (
+    insert into
+      "billing"."invoice_timeline" ("id", "invoice_id", "workspace_id", "type", "occurred_at", "key_id", "request_id", "details")
+    select
+      $69 as "id",
+      $70 as "invoice_id",
+      $71 as "workspace_id",
+      $72 as "type",
+      $73 as "occurred_at",
+      $74 as "key_id",
+      $75 as "request_id",
+      $76 as "details"
+    from
+      "new_invoice"
+  ),
+  "new_events" as (
+    insert into
+      "billing"."outbox" ("id", "subject", "envelope", "trace_context")
+    select
+      $77 as "id",
+      $78 as "subject",
+      $79 as "envelope",
+      $80 as "trace_context"
+    from
+      "new_invoice"
+  )
+select
+  cast(
+    (
+      select
+        count(*) as "created"
+      from
+        "new_invoice"
+    ) as integer
+  ) as "created",
+  cast(
+    (
+      select
+        count(*) as "recorded"
+      from
+        "new_records"
+    ) as integer
+  ) as "recorded";
+
+commit;
+
+-- findPeriodInvoiceWithLinesAndSettings
+select
+  "i".*,
+  (
+    select
+      coalesce(
+        json_agg(
+          to_jsonb(l) || jsonb_build_object(
+            'quantity_decimal',
+            l.quantity_decimal::text,
+            'unit_amount_decimal',
+            l.unit_amount_decimal::text,
+            'price_base_quantity',
+            l.price_base_quantity::text
+          )
+          order by
+            l.position
+        ),
+        '[]'::json
+      ) as "lines"
+    from
+      "billing"."invoice_lines" as "l"
+    where
+      "l"."invoice_id" = "i"."id"
+  ) as "lines",
+  (
+    select
+      to_json("a") as "account"
+    from
+      "billing"."accounts" as "a"
+    where
+      "a"."workspace_id" = "i"."workspace_id"
+  ) as "account"
+from
+  "billing"."invoices" as "i"
+where
+  "i"."workspace_id" = $1
+  and "i"."subscription_id" = $2
+  and "i"."subscription_period_start" = $3;
 
 -- changeWhileStatus
 with

@@ -101,6 +101,9 @@ const loadQuery = (em: EntityManager) =>
         .as('account'),
     ]);
 
+/** Rolls back a period's draft whose key already held a live outcome. */
+class KeyHeld extends Error {}
+
 /** An invoice with its lines and its workspace's settings, read in one statement. */
 export interface LoadedInvoice {
   invoice: InvoiceRow;
@@ -310,6 +313,79 @@ export const invoiceRepository = (em: EntityManager) => {
         .executeTakeFirstOrThrow();
       return recorded > 0;
     },
+
+    /**
+     * A subscription period's draft (`invoice.subscriptionId` and `subscriptionPeriodStart` set),
+     * with its lines, `created` entry and event: written only when the period has no invoice yet,
+     * by `insert … on conflict do nothing` on `invoices_one_per_subscription_period`, whatever the
+     * key. A concurrent create of the same period waits at that index for the first to commit and
+     * then writes nothing. `created`; or `period-invoiced` when the period has an invoice and
+     * nothing was written (the caller reads it with `findPeriodInvoiceWithLinesAndSettings`, in a
+     * statement of its own: this one's snapshot may predate the invoice it met); or `key-held`
+     * when the key already held a live outcome (of another request: the same one would have met
+     * the period's invoice), and nothing was written. A keyed outcome is recorded only with the
+     * draft, in the same statement, in a transaction that is rolled back when the key was held.
+     */
+    insertPeriodDraft: async (
+      invoice: InvoiceRow,
+      lines: readonly InvoiceLineRow[],
+      entry: TimelineEntryRow,
+      event: EventEnvelope,
+      outcome?: { writes: KeyedWrites; claim: KeyedWriteClaim; outcome: RecordedOutcome },
+    ): Promise<'created' | 'period-invoiced' | 'key-held'> => {
+      const write = (tx: EntityManager) => {
+        const drafted = sqlOf<BillingDatabase>(tx).with('new_invoice', (db) =>
+          db
+            .insertInto('invoices')
+            .values(entityColumns(tx, InvoiceEntity, invoice))
+            .onConflict((oc) => oc.columns(['workspace_id', 'subscription_id', 'subscription_period_start']).where('subscription_id', 'is not', null).doNothing())
+            .returning('id'),
+        );
+        // Typed as `drafted` alone: `new_records` is named only where it exists.
+        const recording = (outcome ? drafted.with('new_records', (db) => outcome.writes.recordIn(db, outcome, 'new_invoice')) : drafted) as typeof drafted;
+        return (
+          recording
+            // Selected from `new_invoice` (the draft, or no row), the rest is written only with the draft.
+            .with('new_lines', (db) =>
+              db
+                .insertInto('invoice_lines')
+                .columns(columnsOf(tx, InvoiceLineEntity, LINE_PROPERTIES))
+                .expression((eb) => eb.selectFrom(['new_invoice', recordsetOf(tx, InvoiceLineEntity, LINE_PROPERTIES, lines)]).selectAll('v' as never) as never),
+            )
+            .with('new_entries', (db) => insertOnlyWith(db, 'invoice_timeline', 'new_invoice', entityColumns(tx, TimelineEntryEntity, entry)))
+            .with('new_events', (db) => insertOnlyWith(db, 'outbox', 'new_invoice', outboxColumns(tx, fromThisRequest(event))))
+            .selectNoFrom((eb) => [
+              eb.cast<number>(eb.selectFrom('new_invoice').select((created) => created.fn.countAll().as('created')), 'integer').as('created'),
+              outcome
+                ? eb.cast<number>(eb.selectFrom('new_records' as 'new_invoice').select((records) => records.fn.countAll().as('recorded')), 'integer').as('recorded')
+                : eb.lit(1).as('recorded'),
+            ])
+            .executeTakeFirstOrThrow()
+        );
+      };
+      if (!outcome) return (await write(em)).created > 0 ? 'created' : 'period-invoiced';
+      try {
+        return await em.transactional(async (tx) => {
+          const { created, recorded } = await write(tx);
+          if (created === 0) return 'period-invoiced';
+          if (recorded === 0) throw new KeyHeld();
+          return 'created';
+        });
+      } catch (error) {
+        if (error instanceof KeyHeld) return 'key-held';
+        throw error;
+      }
+    },
+
+    /** The invoice of one subscription period with its lines and its workspace's settings, in one statement; null when the period has none. */
+    findPeriodInvoiceWithLinesAndSettings: async (workspaceId: string, subscriptionId: string, periodStart: string): Promise<LoadedInvoice | null> =>
+      loaded(
+        await loadQuery(em)
+          .where('i.workspace_id', '=', workspaceId)
+          .where('i.subscription_id', '=', subscriptionId)
+          .where('i.subscription_period_start', '=', periodStart)
+          .executeTakeFirst(),
+      ),
 
     /**
      * Applies a change (a payment, a void, a new public link) in one statement, only while the

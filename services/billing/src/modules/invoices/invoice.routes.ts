@@ -38,10 +38,14 @@ export const registerInvoiceRoutes = (app: ServiceApp, useCases: InvoiceUseCases
   // These record a keyed request's response where they write: create and void in the one
   // statement of their change, finalize in its batch's transaction.
   registerOperation(app, createInvoice, (request, _reply, keyed) => invoices.create(actorOf(request), request.body, keyed), { recordsOwnOutcome: true });
-  // Not in the route table: only the subscriptions service calls it, with a key per subscription and period.
-  registerOperation(app, createSubscriptionInvoice, (request, _reply, keyed) => invoices.create(actorOf(request), request.body, keyed, request.body.subscription), {
-    recordsOwnOutcome: true,
-  });
+  // Not in the route table: only the subscriptions service calls it, with a key per subscription and period;
+  // one invoice per subscription and period whatever the key (a period that has one is answered with it).
+  registerOperation(
+    app,
+    createSubscriptionInvoice,
+    (request, _reply, keyed) => invoices.create(actorOf(request), request.body, keyed, { id: request.body.subscription, periodStart: request.body.period_start }),
+    { recordsOwnOutcome: true },
+  );
   registerOperation(app, retrieveInvoice, (request) => invoices.retrieve(actorOf(request), request.params.id));
   registerOperation(app, updateInvoice, (request) => invoices.update(actorOf(request), request.params.id, request.body));
   registerOperation(app, deleteInvoice, (request) => invoices.remove(actorOf(request), request.params.id));

@@ -6,13 +6,13 @@ import {
   type PageQuery,
   type UpdateInvoiceBody,
 } from '@invoicing/contracts';
-import { AlreadyRecorded, notFound, timeBound, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
+import { AlreadyRecorded, AppError, notFound, timeBound, unavailable, type CursorCodec, type SelfRecordedWrite } from '@invoicing/service-kit';
 import type { z } from 'zod';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent, billingEvent } from '../../shared/events.ts';
 import { timelineEntry, timelineView } from '../timeline/timeline.domain.ts';
 import { timelineRepository } from '../timeline/timeline.repository.ts';
-import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns, type ViewContext } from './invoice.domain.ts';
+import { assertDraftAfter, assertEditable, changesAnything, documentAdjustmentsAfter, draftChanges, invoiceView, newDraft, priceLines, totalsColumns, type SubscriptionPeriod, type ViewContext } from './invoice.domain.ts';
 import { adjustmentsOf, assertDocumentTerms } from './document-terms.domain.ts';
 import { invoiceIdOf, repriceStoredLines, retryingStaleReads, StaleRead, workspaceMoment, type InvoiceDeps } from './invoice-deps.ts';
 import { customersNow, refuseDeletedCustomer, requireCustomer, resolveItems } from './invoice-items.ts';
@@ -30,27 +30,68 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
   const invoices = invoiceRepository(em);
   const timeline = timelineRepository(em);
 
+  /** A subscription period's invoice as it is now, as the create answers it; undefined when the period has none. */
+  const periodInvoice = async (actor: Actor, subscription: SubscriptionPeriod) => {
+    const existing = await invoices.findPeriodInvoiceWithLinesAndSettings(actor.workspaceId, subscription.id, subscription.periodStart);
+    if (!existing) return undefined;
+    const moment = await workspaceMoment(deps, actor, existing.account, existing.invoice.testClockId);
+    return { data: invoiceView(existing.invoice, existing.lines, moment.view) };
+  };
+
   return {
-    /** A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see SelfRecordedWrite). */
-    /** `subscriptionId`: the subscription making the draft (billing's internal route for the subscriptions service). */
-    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite, subscriptionId: string | null = null) => {
-      // A customer on a test clock: the invoice lives on it too, and its dates follow the clock's time.
-      const customer = await requireCustomer(catalog, actor, body.customer);
-      const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
-      const moment = await workspaceMoment(deps, actor, undefined, testClockId);
-      const currency = body.currency ?? moment.account.defaultCurrency;
-      const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscriptionId, testClockId });
-      const drafts = await resolveItems(catalog, actor, body.items, currency);
-      refuseDeletedCustomer(customer);
-      const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
-      Object.assign(row, totalsColumns(totals), { customerName: customer.name });
-      assertDocumentTerms(row);
+    /**
+     * A keyed request's answer is recorded by the statement that writes the draft (`keyed`, see
+     * SelfRecordedWrite). `subscription`: the subscription making the draft and the first day of
+     * the period it bills (billing's internal route for the subscriptions service); a period that
+     * has an invoice already (made under any key, the key's record purged since or not) is answered
+     * with that invoice as it is now, with the create's status, and nothing is written: the
+     * outcome is then recorded on its own (runSelfRecorded), as for an answer that wrote nothing.
+     */
+    create: async (actor: Actor, body: CreateInvoiceBody, keyed?: SelfRecordedWrite, subscription: SubscriptionPeriod | null = null) => {
+      const draft = async () => {
+        // A customer on a test clock: the invoice lives on it too, and its dates follow the clock's time.
+        const customer = await requireCustomer(catalog, actor, body.customer);
+        const testClockId = customer.test_clock ? (parsePublicId('testClock', customer.test_clock) ?? null) : null;
+        const moment = await workspaceMoment(deps, actor, undefined, testClockId);
+        const currency = body.currency ?? moment.account.defaultCurrency;
+        const row = newDraft(actor.workspaceId, body, { customerName: '', currency, today: moment.local.date, now: moment.now, subscription, testClockId });
+        const drafts = await resolveItems(catalog, actor, body.items, currency);
+        refuseDeletedCustomer(customer);
+        const { rows: lines, totals } = priceLines(row, drafts, adjustmentsOf(row));
+        Object.assign(row, totalsColumns(totals), { customerName: customer.name });
+        assertDocumentTerms(row);
+        return { row, lines, moment, customer };
+      };
+      let drafted: Awaited<ReturnType<typeof draft>>;
+      try {
+        drafted = await draft();
+      } catch (error) {
+        // A period that has its invoice is answered with it even when its request would be refused
+        // now (its customer deleted, a price archived since): the period is invoiced.
+        if (subscription && error instanceof AppError && error.status < 500) {
+          const existing = await periodInvoice(actor, subscription);
+          if (existing) return existing;
+        }
+        throw error;
+      }
+      const { row, lines, moment, customer } = drafted;
       const view = invoiceViewNow(row, lines, moment.view, { customer, account: moment.account });
       const event = billingEvent(BILLING_SUBJECTS.invoiceCreated, { object: view }, actor, moment.now);
       const answer = { data: view };
       const outcome = keyed && { writes: keyed.writes, claim: keyed.claim, outcome: keyed.outcomeOf(answer) };
+      const entry = timelineEntry(row, { type: 'created' }, actor, moment.now);
+      if (subscription) {
+        const written = await invoices.insertPeriodDraft(row, lines, entry, event, outcome);
+        if (written === 'key-held') throw new AlreadyRecorded();
+        if (written === 'period-invoiced') {
+          const existing = await periodInvoice(actor, subscription);
+          // Deleted (a draft) between the insert and this read: the period is free again, and a retry writes its invoice.
+          if (!existing) throw unavailable('the period’s invoice changed while this request ran; retry.');
+          return existing;
+        }
+      }
       // The key already holds the outcome of this request, made before: that is the answer.
-      if (!(await invoices.insertDraft(row, lines, timelineEntry(row, { type: 'created' }, actor, moment.now), event, outcome))) throw new AlreadyRecorded();
+      else if (!(await invoices.insertDraft(row, lines, entry, event, outcome))) throw new AlreadyRecorded();
       if (outcome) keyed!.committed(outcome.outcome);
       announce();
       return answer;

@@ -172,7 +172,9 @@ export class InvoiceScheduler {
       finalized: false,
       createdAt: clock.now(),
     });
-    const created = await billing.createInvoice(actor.caller, stored.request as CreateSubscriptionInvoiceBody, periodKey(row, period.start, 'create'));
+    // A request stored before billing took `period_start` lacks it: the period's own start, as invoiceRequest now puts it.
+    const request = { ...(stored.request as CreateSubscriptionInvoiceBody), period_start: stored.periodStart };
+    const created = await billing.createInvoice(actor.caller, request, periodKey(row, period.start, 'create'));
     if (!created.ok) {
       if (created.status === 409 && isKeyInUse(created.problem)) throw unavailable('billing is still writing this period’s invoice; retry later.');
       const reason = `billing refused the invoice of the period from ${period.start}: ${created.status} ${created.problem.code ?? ''} ${created.problem.detail ?? ''}`.trim();

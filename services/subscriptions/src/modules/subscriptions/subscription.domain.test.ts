@@ -93,6 +93,7 @@ describe('scheduling', () => {
     expect(first.body).toEqual({
       customer: 'cus_00000000000040008000000000000003',
       subscription: `sub_${row.id.replaceAll('-', '')}`,
+      period_start: '2027-02-28',
       currency: 'EUR',
       collection_method: 'send_invoice',
       issue_date: '2027-02-28',

@@ -170,6 +170,7 @@ export const invoiceRequest = (row: SubscriptionRow, items: readonly Subscriptio
     body: {
       customer: toPublicId('customer', row.customerId),
       subscription: toPublicId('subscription', row.id),
+      period_start: period.start,
       currency: row.currency,
       collection_method: row.collectionMethod,
       issue_date: period.start,
