@@ -164,7 +164,7 @@ describe('language and legal contents of invoices', () => {
     it('shows what the customer lacks for XRechnung on create, PATCH, retrieve and list, what finalize refuses with, and ready once the customer is completed', async () => {
       const { client, seed: strictSeed } = await strictWorkspace();
       const customer = await strictSeed.customer({ name: 'Stadt Köln', address: { line1: 'Platz 2', city: 'Köln', country: 'DE' } });
-      const created = await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS });
+      const created = await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS, days_until_due: 30 });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const draft: Invoice = created.body.data;
       expect(draft.einvoice?.en16931).toEqual({ ready: true, missing: [] });
@@ -204,7 +204,7 @@ describe('language and legal contents of invoices', () => {
         const { client, seed: strictSeed } = await strictWorkspace(replica);
         const address = { line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'DE' };
         const [first, second] = [await strictSeed.customer({ buyer_reference: 'A-1', address }), await strictSeed.customer({ name: 'Schmidt AG', address })];
-        const draftOf = async (customer: string) => (await client.call('POST', '/api/v1/invoices', { customer, items: ITEMS })).body.data as Invoice;
+        const draftOf = async (customer: string) => (await client.call('POST', '/api/v1/invoices', { customer, items: ITEMS, days_until_due: 30 })).body.data as Invoice;
         const drafts = [await draftOf(first.id), await draftOf(first.id), await draftOf(second.id), await draftOf(second.id), await draftOf(first.id)];
         const toFinalize = await draftOf(first.id);
         expect((await client.call('POST', `/api/v1/invoices/${toFinalize.id}/finalize`)).status).toBe(200);
@@ -232,8 +232,8 @@ describe('language and legal contents of invoices', () => {
     it('reads a draft with einvoice null when the catalog cannot give its customer, and finalized invoices as before', async () => {
       const { client, seed: strictSeed } = await strictWorkspace();
       const customer = await strictSeed.customer({ buyer_reference: 'A-1', address: { line1: 'Straße 5', city: 'Köln', postal_code: '50667', country: 'DE' } });
-      const draft = (await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS })).body.data as Invoice;
-      const open = (await client.call('POST', `/api/v1/invoices/${(await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS })).body.data.id}/finalize`)).body.data as Invoice;
+      const draft = (await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS, days_until_due: 30 })).body.data as Invoice;
+      const open = (await client.call('POST', `/api/v1/invoices/${(await client.call('POST', '/api/v1/invoices', { customer: customer.id, items: ITEMS, days_until_due: 30 })).body.data.id}/finalize`)).body.data as Invoice;
       expect(draft.einvoice?.xrechnung.ready).toBe(true);
 
       // A replica whose catalog does not answer (nothing listens there).
