@@ -39,7 +39,7 @@ export const duplicateKeysOf = (transactions: readonly StatementTransaction[]): 
     const first = duplicateKeyOf(transaction);
     const occurrence = (seen.get(first) ?? 0) + 1;
     seen.set(first, occurrence);
-    return duplicateKeyOf(transaction, occurrence);
+    return occurrence === 1 ? first : duplicateKeyOf(transaction, occurrence);
   });
 };
 

@@ -2,6 +2,7 @@ import {
   BILLING_SUBJECTS,
   parsePublicId,
   type CreateInvoiceBody,
+  type Invoice,
   type ListInvoicesQuery,
   type PageQuery,
   type UpdateInvoiceBody,
@@ -186,7 +187,7 @@ export const invoiceService = (deps: InvoiceDeps, cursors: CursorCodec) => {
           // Its customer as read before the lock; another PATCH may have changed it since.
           const party = customer ?? kept?.get(current.customerId);
           if (!customer && row.customerId !== current.customerId) throw new StaleRead();
-          const viewNow = (): ReturnType<typeof invoiceView> => invoiceViewNow(row, lines, moment.view, { customer: party, account: moment.account });
+          const viewNow = (): Invoice => invoiceViewNow(row, lines, moment.view, { customer: party, account: moment.account });
           // Nothing to report: no write, no updated_at, no event, no timeline entry. `items` always
           // counts as a change, because every line sent is a new line (new IDs) however alike it looks.
           if (!drafts && !changesAnything(row, changes)) return { view: viewNow(), changed: false };
