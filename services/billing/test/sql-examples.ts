@@ -150,7 +150,7 @@ export const BILLING_SQL_EXAMPLES: ServiceSqlExamples = {
     repositoryExamples('src/modules/invoices/invoice.repository.sql', 'invoiceRepository (invoice.repository.ts)', invoiceRepository, {
       findWithLinesAndSettings: (invoices) => invoices.findWithLinesAndSettings(WORKSPACE, INVOICE),
       findManyWithLinesAndSettings: (invoices) => invoices.findManyWithLinesAndSettings(WORKSPACE, [INVOICE, '00000000-0000-4000-8000-000000000007']),
-      findByPublicToken: (invoices) => invoices.findByPublicToken('token'),
+      findIssuedByPublicToken: (invoices) => invoices.findIssuedByPublicToken('token'),
       // Unkeyed (a caller inside billing), then keyed, as every request through the gateway is.
       insertDraft: async (invoices, _em, orm) => {
         await invoices.insertDraft(invoice, [line], entry, event);

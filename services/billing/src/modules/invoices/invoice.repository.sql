@@ -79,7 +79,7 @@ where
   "i"."id" in ($1, $2)
   and "i"."workspace_id" = $3;
 
--- findByPublicToken
+-- findIssuedByPublicToken
 select
   "i".*,
   (
@@ -115,7 +115,8 @@ select
 from
   "billing"."invoices" as "i"
 where
-  "i"."public_url_token" = $1;
+  "i"."public_url_token" = $1
+  and "i"."status" <> $2;
 
 -- insertDraft
 with

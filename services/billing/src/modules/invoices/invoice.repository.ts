@@ -272,7 +272,9 @@ export const invoiceRepository = (em: EntityManager) => {
     },
 
     /** The invoice a public link names, whatever its workspace: the link itself is the credential. */
-    findByPublicToken: async (token: string): Promise<LoadedInvoice | null> => loaded(await loadQuery(em).where('i.public_url_token', '=', token).executeTakeFirst()),
+    /** A draft is never found, in the same statement as an unknown token, so neither answers sooner than the other. */
+    findIssuedByPublicToken: async (token: string): Promise<LoadedInvoice | null> =>
+      loaded(await loadQuery(em).where('i.public_url_token', '=', token).where('i.status', '<>', 'draft').executeTakeFirst()),
 
     /**
      * A new draft with its lines (at least one: the contract's `items` asks for one), its `created`

@@ -23,8 +23,8 @@ export const publicLinks = (deps: InvoiceDeps) => {
   return {
     /** The finalized invoice behind a token, as the API reads it now, and its workspace; a 404 for anything else. */
     byToken: async (token: string): Promise<InvoiceByPublicToken> => {
-      const found = await invoices.findByPublicToken(token);
-      if (!found || found.invoice.status === 'draft') throw notFound('invoice', 'behind this link');
+      const found = await invoices.findIssuedByPublicToken(token);
+      if (!found) throw notFound('invoice', 'behind this link');
       const actor: Actor = { workspaceId: found.invoice.workspaceId, keyId: null, requestId: '', idempotencyKey: null };
       const moment = await workspaceMoment(deps, actor, found.account);
       return { workspace_id: found.invoice.workspaceId, invoice: invoiceView(found.invoice, found.lines, moment.view) };
