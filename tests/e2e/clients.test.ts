@@ -25,7 +25,15 @@ const BIN = {
 };
 /** The machine's own Node.js (20 on CI), beside the repository's Node 24. */
 const SYSTEM_NODE = '/usr/bin/node';
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), REDOCLY_TELEMETRY: 'off', NO_UPDATE_NOTIFIER: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+/**
+ * The machine's trust and proxy settings, passed on: under `npm test` the `npm` below runs on the
+ * repository's Node 24, whose prefix has no global npmrc, so a `cafile` the machine's npm keeps there
+ * is not read and a registry behind a TLS-inspecting proxy fails with SELF_SIGNED_CERT_IN_CHAIN.
+ */
+const NETWORK_ENV = Object.fromEntries(
+  ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+);
+const ENV = { ...NETWORK_ENV, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), REDOCLY_TELEMETRY: 'off', NO_UPDATE_NOTIFIER: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 
 let system: TestSystem;
 let key: string;
@@ -204,7 +212,7 @@ describe('the packed @invoicing/client', () => {
     const consumer = join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(join(consumer, 'package.json'), '{ "name": "consumer", "private": true, "type": "module" }\n');
-    // Under 1 s on an idle machine; once in a while a registry answer stalls under load, so allow minutes and say what npm said.
+    // Under 1 s on an idle machine; allow minutes for a slow registry, and say what npm said if it fails.
     const installStarted = Date.now();
     await run(BIN.npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=http', tarball], { cwd: consumer, env: ENV, timeout: 240_000 }).catch(
       (error: { stdout?: string; stderr?: string; message: string; signal?: string }) =>
