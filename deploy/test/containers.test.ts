@@ -15,9 +15,10 @@ interface ComposeService {
   volumes?: string[];
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
+  secrets?: string[];
 }
 
-const compose = parse(readRepositoryFile('deploy/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(readRepositoryFile('deploy/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService>; secrets?: Record<string, unknown> };
 const composeServices = compose.services;
 const dockerfiles = new Map<string, ReturnType<typeof parseDockerfile>>();
 
@@ -91,15 +92,26 @@ describe('deploy/compose.yaml and deploy/docker', () => {
     it('sets in compose only settings the service has, and every setting it requires', async () => {
       const settings = await loadSettings(service);
       const environment = composeService().environment ?? {};
-      for (const name of Object.keys(environment)) expect(settings.names, `compose sets ${name} on ${service}`).toContain(name);
+      for (const name of Object.keys(environment)) expect(settings.names, `compose sets ${name} on ${service}`).toContain(name.replace(/_FILE$/, ''));
       for (const name of settings.required) expect(Object.keys(environment)).toContain(name);
       for (const name of ['INTERNAL_TOKEN', 'WEBHOOK_SECRETS_KEY'].filter((secret) => secret in environment)) {
         expect(environment[name], `${name} comes from the environment, never from this file`).toMatch(/^\$\{\w+:\?.+\}$/);
       }
       // Optional, but a secret all the same (its URL carries the mail server's password).
-      if ('SMTP_URL' in environment) {
-        expect(environment.SMTP_URL, 'SMTP_URL comes from the environment, never from this file').toBe('${SMTP_URL:-}');
+      expect(environment, 'SMTP_URL comes from a compose secret, never from this file nor the environment').not.toHaveProperty('SMTP_URL');
+      if (settings.names.has('SMTP_URL')) expect(environment.SMTP_URL_FILE).toBe('/run/secrets/smtp_url');
+    });
+
+    it('reads every setting it takes from a file from a compose secret mounted there, with the secret taken from where compose runs', () => {
+      const environment = composeService().environment ?? {};
+      const files = Object.entries(environment).filter(([name]) => name.endsWith('_FILE'));
+      for (const [name, path] of files) {
+        const secret = /^\/run\/secrets\/([a-z_]+)$/.exec(path)?.[1];
+        expect(secret, `${name} is a mounted secret`).toBeDefined();
+        expect(composeService().secrets, `${service} is granted ${secret}`).toContain(secret);
+        expect(compose.secrets?.[secret ?? ''], `secret ${secret}`).toEqual({ environment: name.replace(/_FILE$/, '') });
       }
+      expect(composeService().secrets ?? []).toHaveLength(files.length);
     });
 
     it('reaches the other services and the infrastructure by compose names and their ports, and waits until they are healthy', async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readYamlDocuments, renderKustomization, type Resource } from './support/kustomize.ts';
-import { loadSettings, REPOSITORY_ROOT, SERVICES } from './support/services.ts';
+import { loadSettings, readRepositoryFile, REPOSITORY_ROOT, SERVICES } from './support/services.ts';
 
 const KUBERNETES = join(REPOSITORY_ROOT, 'deploy', 'kubernetes');
 const RENDERED = {
@@ -151,6 +151,16 @@ describe('deploy/kubernetes production', () => {
   it("counts the gateway's rate limits in the Redis the operator provides, whose URL comes from the platform's secret", async () => {
     expect((await loadSettings('gateway')).names).toContain('REDIS_URL');
     expect(envOf('gateway').REDIS_URL?.valueFrom?.secretKeyRef).toEqual({ name: 'invoicing-secrets', key: 'redis-url' });
+  });
+
+  it('has deploy/README.md create invoicing-secrets with exactly the keys the release reads from it (a missing key stops the pod)', () => {
+    const command = /kubectl -n invoicing create secret generic invoicing-secrets((?:[^\n]*\\\n)*[^\n]*)/.exec(readRepositoryFile('deploy/README.md'))?.[1] ?? '';
+    const created = [...command.matchAll(/--from-literal=([a-z-]+)=/g)].map((match) => match[1]);
+    const read = resources
+      .filter((resource) => resource.kind === 'Deployment' || resource.kind === 'Job')
+      .flatMap((resource) => (resource as Resource & { spec: { template: PodTemplate } }).spec.template.spec.containers.flatMap((container) => container.env ?? []))
+      .flatMap((variable) => (variable.valueFrom?.secretKeyRef?.name === 'invoicing-secrets' ? [variable.valueFrom.secretKeyRef.key] : []));
+    expect(created.sort()).toEqual([...new Set(read)].sort());
   });
 
   it('reads DATABASE_URL from the secret CloudNativePG makes for its cluster of three', () => {
