@@ -235,3 +235,31 @@ describe.each(Object.entries(RICH))('the PDF of an invoice with every EN 16931 t
     expect(scanned).toBe(['BCD', '002', '1', 'SCT', 'COBADEFFXXX', 'Factoring Bank AG', 'DE89370400440532013000', 'EUR875.58', '', 'RF73INV20260042'].join('\n'));
   });
 });
+
+/** An export outside the EU beside a taxed line, and a supply outside the scope of VAT, which EN 16931 keeps on an invoice of its own (BR-O-11). */
+const EXPORT_REASON = 'Ausfuhrlieferung nach § 4 Nr. 1 Buchst. a i. V. m. § 6 UStG';
+const OUT_OF_SCOPE_REASON = 'Leistungsort in der Schweiz (§ 3a Abs. 2 UStG)';
+
+describe.each(['en', 'de'])('the PDF in %s says why an export and an out-of-scope supply carry no VAT', (locale) => {
+  const t = documentMessages(locale);
+  const printed = async (invoice: Invoice) => words(await pdfText((await printer.print(invoice)).bytes));
+
+  it('prints the export group (G) with its category and reason beside the taxed group', async () => {
+    const text = await printed(
+      makeInvoice({
+        locale,
+        lineInputs: [
+          { description: 'Beratung', unit_amount: 10_000, tax_rate: 19 },
+          { description: 'Ersatzteile', unit_amount: 40_000, tax_category: 'G', tax_exemption_reason: EXPORT_REASON },
+        ],
+      }),
+    );
+    expect(text).toContain(words(t('exemption', { category: t('category_G'), reason: EXPORT_REASON })));
+    expect(text).toContain(words(`${t('category_S')} ${locale === 'de' ? '19 %' : '19%'}`));
+  });
+
+  it('prints the out-of-scope group (O) with its category and reason', async () => {
+    const text = await printed(makeInvoice({ locale, lineInputs: [{ description: 'Wartung Anlage Basel', unit_amount: 80_000, tax_category: 'O', tax_exemption_reason: OUT_OF_SCOPE_REASON }] }));
+    expect(text).toContain(words(t('exemption', { category: t('category_O'), reason: OUT_OF_SCOPE_REASON })));
+  });
+});
