@@ -6,7 +6,8 @@ import { startSystem, type TestSystem } from '../support/system.ts';
 // E-mail through the gateway, every service its own process on NATS: a permanent refusal reaches
 // catalog as billing.email.suppressed (the customer shows `email_status: "bounced"`), later sends
 // to it fail at once, and a new email sends again; the webhook events invoice.sent and
-// message.failed as notifications records them; the send scope.
+// message.failed as notifications records them; the send scope; a reminder on its day, delivered
+// and recorded as invoice.reminder_sent.
 let system: TestSystem;
 let smtp: SmtpTestServer;
 
@@ -15,7 +16,7 @@ beforeAll(async () => {
   await smtp.listen();
   system = await startSystem({
     services: ['catalog', 'billing', 'notifications'],
-    env: { SMTP_URL: smtp.url, MAIL_FROM: 'invoices@e2e.example', MAIL_RETRY_SCHEDULE: '0,1', MAIL_POLL_MS: '100' },
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'invoices@e2e.example', MAIL_RETRY_SCHEDULE: '0,1', MAIL_POLL_MS: '100', REMINDER_SWEEP_INTERVAL_MS: '200' },
     ownNats: true,
   });
 }, 120_000);
@@ -81,5 +82,30 @@ describe('e-mail through the gateway', () => {
     const reader = system.client((await system.mintKey(`reader-${randomUUID().slice(0, 8)}`, 'invoices:read')).key);
     const refused = await reader.POST('/api/v1/invoices/{id}/send', { params: { path: { id: draft.id }, header: { 'Idempotency-Key': randomUUID() } }, body: {} });
     expect(refused.response.status).toBe(403);
+  }, 60_000);
+
+  it('sends a reminder on its day, which reaches the SMTP server and notifications as invoice.reminder_sent', async () => {
+    const api = system.client((await system.mintKey(`remind-${randomUUID().slice(0, 8)}`, 'all')).key);
+    // Three days before the due date, in the workspace's zone; -2 too, should the date turn meanwhile.
+    await api.PATCH('/api/v1/account', { body: { timezone: 'UTC', reminder_days: [-3, -2], email_attachments: [] } });
+    const dueDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const customer = (await api.POST('/api/v1/customers', { body: { name: 'Late Payer GmbH', email: `reminded-${randomUUID().slice(0, 8)}@buyer.example` } })).data!.data;
+    const draft = (await api.POST('/api/v1/invoices', { params: { header: { 'Idempotency-Key': randomUUID() } }, body: { customer: customer.id, due_date: dueDate, items: [{ description: 'Audit', unit_amount: 10_000 }] } })).data!.data;
+    const finalized = await api.POST('/api/v1/invoices/{id}/finalize', { params: { path: { id: draft.id }, header: { 'Idempotency-Key': randomUUID() } } });
+    expect(finalized.data!.data.status).toBe('open');
+
+    const messages = await poll(
+      async () => (await api.GET('/api/v1/invoices/{id}/messages', { params: { path: { id: draft.id } } })).data!.data,
+      (listed) => listed.some((message) => message.status === 'sent'),
+    );
+    expect(messages.map((message) => [message.kind, message.status, message.to])).toEqual([['reminder', 'sent', [customer.email]]]);
+    const [delivered] = await smtp.waitFor((mail) => mail.envelopeTo.includes(customer.email!));
+    expect(delivered!.messageId).toBe(`<${messages[0]!.id}@e2e.example>`);
+    const reminded = await poll(
+      async () => ((await api.GET('/api/v1/events', { params: { query: { type: 'invoice.reminder_sent' } } })).data?.data ?? []).filter((event) => (event.data.object as { id: string }).id === draft.id),
+      (events) => events.length >= 1,
+    );
+    expect(reminded).toHaveLength(1);
+    expect(reminded[0]!.data.object).toMatchObject({ id: draft.id, status: 'open', number: finalized.data!.data.number });
   }, 60_000);
 });
