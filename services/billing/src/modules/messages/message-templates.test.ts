@@ -44,8 +44,18 @@ describe('composeEmail', () => {
   it('states in a reminder what is still to be paid after partial payments, and since when it is overdue', () => {
     const email = composeEmail({ kind: 'reminder', invoice: makeInvoice({ status: 'overdue', amount_remaining: 50_000 }), note: null, locale: 'en' });
     expect(email.subject).toBe('Reminder: invoice INV/2026/0042 from Seller GmbH');
-    expect(email.text).toContain('Amount due: €500.00 (was due on Dec 26, 2026)');
+    expect(email.text).toContain('Already paid: €1,366.86\nAmount due: €500.00 (was due on Dec 26, 2026)');
     expect(email.text).toContain('If you have already paid');
+    expect(email.html).toMatch(/>Already paid<\/td><td[^>]*>€1,366.86<\/td>/);
+  });
+
+  it('says what was paid already only when something was, in the invoice’s language', () => {
+    const unpaid = composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: null, locale: 'en' });
+    expect(unpaid.text).not.toContain('Already paid');
+    expect(unpaid.html).not.toContain('Already paid');
+    const prepaid = composeEmail({ kind: 'invoice', invoice: makeInvoice({ amount_due: 136_686, amount_remaining: 136_686 }), note: null, locale: 'de' });
+    expect(prepaid.text.replaceAll('\u00a0', ' ')).toContain('über 1.866,86 €.');
+    expect(prepaid.text.replaceAll('\u00a0', ' ')).toContain('Bereits bezahlt: 500,00 €\nOffener Betrag: 1.366,86 €');
   });
 
   it('goes on from the greeting in lower case where the language does, and starts a sentence after the sender’s note', () => {

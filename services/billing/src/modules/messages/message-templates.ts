@@ -61,6 +61,7 @@ const HTML = Handlebars.compile(
 {{#if note}}<p style="margin:0 0 16px;white-space:pre-line">{{note}}</p>{{/if}}
 <p style="margin:0 0 20px">{{intro}}</p>
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="border:1px solid #d0d7de;border-radius:6px;margin:0 0 20px">
+{{#if paid}}<tr><td style="padding:14px 16px 0;color:#57606a;font-size:13px">{{alreadyPaidLabel}}</td><td align="right" style="padding:14px 16px 0;color:#57606a;font-size:13px">{{paid}}</td></tr>{{/if}}
 <tr><td style="padding:14px 16px;color:#57606a;font-size:13px">{{amountDueLabel}}</td><td align="right" style="padding:14px 16px;font-size:22px;font-weight:700">{{amount}}</td></tr>
 {{#if dueLine}}<tr><td colspan="2" style="padding:0 16px 14px;color:{{dueColor}};font-size:13px">{{dueLine}}</td></tr>{{/if}}
 </table>
@@ -92,6 +93,9 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
   const number = headerText(invoice.number ?? '', 64);
   const customer = bodyText(invoice.customer_snapshot?.name ?? invoice.customer_name);
   const amount = formats.money(invoice.amount_remaining, invoice.currency);
+  // Why the amount due is less than the total the intro names: prepaid (BT-113) and payments recorded since.
+  const paidSoFar = invoice.total - invoice.amount_remaining;
+  const paid = paidSoFar > 0 ? formats.money(paidSoFar, invoice.currency) : '';
   const issued = formats.date(invoice.issue_date);
   const overdue = invoice.status === 'overdue';
   const dueLine = invoice.due_date ? t(overdue ? 'overdue_since' : 'due_by', { date: formats.date(invoice.due_date) }) : '';
@@ -112,6 +116,7 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
     ...(cleanNote ? [cleanNote, ''] : []),
     intro,
     '',
+    ...(paid ? [`${t('already_paid')}: ${paid}`] : []),
     `${t('amount_due')}: ${amount}${dueLine ? ` (${dueLine})` : ''}`,
     '',
     ...(invoice.public_url ? [t('view_online'), invoice.public_url, ''] : []),
@@ -129,6 +134,8 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
     note: cleanNote,
     greeting,
     intro,
+    alreadyPaidLabel: t('already_paid'),
+    paid,
     amountDueLabel: t('amount_due'),
     amount,
     dueLine,
