@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { repositoryRoot } from '@invoicing/service-kit';
+import { INTERNAL_HEADERS, repositoryRoot } from '@invoicing/service-kit';
 
 /** Receives every line a child writes, stdout and stderr alike. */
 export type LineSink = (name: string, line: string) => void;
@@ -74,6 +74,11 @@ export class ChildScript {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
+  /** Whether one of its last lines holds `text`, whether or not a sink has shown them. */
+  tailIncludes(text: string): boolean {
+    return this.#tail.some((line) => line.includes(text));
+  }
+
   /** The last lines it wrote, for error messages, unless a sink has shown them already. */
   tail(): string {
     if (this.#printed) return 'See its lines above.';
@@ -100,13 +105,27 @@ export class ChildScript {
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A service could not have its port: another process holds it (the service exited with
+ * EADDRINUSE, or what answers there is another platform's, with another INTERNAL_TOKEN). A
+ * launcher that chose the port itself may choose again.
+ */
+export class PortTakenError extends Error {
+  override name = 'PortTakenError';
+}
+
 /** A service's `src/main.ts` listening on a known port. */
 export class ServiceProcess extends ChildScript {
   readonly url: string;
 
+  readonly port: number;
+  readonly #internalToken: string | undefined;
+
   constructor(name: string, port: number, env: NodeJS.ProcessEnv, sink?: LineSink) {
     super({ name, script: `services/${name}/src/main.ts`, env, sink });
+    this.port = port;
     this.url = `http://127.0.0.1:${port}`;
+    this.#internalToken = env.INTERNAL_TOKEN;
   }
 
   /** Resolves once `/readyz` answers 200; rejects with its last log lines if it exits or takes too long. */
@@ -114,16 +133,22 @@ export class ServiceProcess extends ChildScript {
     const deadline = Date.now() + timeoutMs;
     let exit: Exit | undefined;
     void this.exited.then((value) => (exit = value));
+    // With the run's token, so that a service of another run on this port (401) is not taken for ours.
+    const headers = this.#internalToken ? { [INTERNAL_HEADERS.token]: this.#internalToken } : undefined;
     while (Date.now() < deadline) {
-      if (exit) throw new Error(`${this.name} exited with ${describeExit(exit)} while starting. ${this.tail()}`);
-      const ready = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      if (exit) {
+        const failure = `${this.name} exited with ${describeExit(exit)} while starting. ${this.tail()}`;
+        throw this.tailIncludes(`port ${this.port} is already in use`) ? new PortTakenError(failure) : new Error(failure);
+      }
+      const status = await fetch(`${this.url}/readyz`, { headers, signal: AbortSignal.timeout(2_000) }).then(
         (response) => {
           void response.body?.cancel();
-          return response.ok;
+          return response.status;
         },
-        () => false,
+        () => 0,
       );
-      if (ready) return;
+      if (status === 401) throw new PortTakenError(`${this.url} answers for another platform (another INTERNAL_TOKEN), not for ${this.name}.`);
+      if (status >= 200 && status < 300) return;
       await delay(100);
     }
     throw new Error(`${this.name} did not answer ${this.url}/readyz within ${timeoutMs} ms. ${this.tail()}`);

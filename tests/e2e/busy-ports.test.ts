@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createTestDatabase, freePort, freePortBase, type TestDatabase } from '@invoicing/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateInternalToken } from '../../deploy/local/platform.ts';
-import { NODE, ServiceProcess } from '../../deploy/local/service-process.ts';
+import { NODE, PortTakenError, ServiceProcess } from '../../deploy/local/service-process.ts';
 
 const UPSTREAM_PORTS = 4;
 
@@ -74,7 +74,24 @@ describe('a busy port', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(exit.code).toBe(1);
     expect(catalog.tail()).toContain(`catalog: port ${holder.port} is already in use (set PORT to use another)`);
+    // A launcher that chose the port learns it may choose another.
+    await expect(catalog.waitUntilReady(10_000)).rejects.toBeInstanceOf(PortTakenError);
   });
+
+  it("is not taken for ready when another platform's service answers there: its readiness refuses our token", async () => {
+    const port = await freePort();
+    const settings = { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+    const theirs = new ServiceProcess('catalog', port, { ...settings, INTERNAL_TOKEN: generateInternalToken() });
+    cleanups.push(async () => void (await theirs.stop()));
+    await theirs.waitUntilReady(60_000);
+    const ours = new ServiceProcess('catalog', port, { ...settings, INTERNAL_TOKEN: generateInternalToken() });
+    cleanups.push(async () => void (await ours.stop()));
+    const started = Date.now();
+    await expect(ours.waitUntilReady(60_000)).rejects.toThrow(PortTakenError);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // The other platform's own launcher, with its token, still finds it ready.
+    await expect(theirs.waitUntilReady(5_000)).resolves.toBeUndefined();
+  }, 90_000);
 
   it('ends a second npm start within 10 s, naming the taken port and the setting that moves it', async () => {
     const port = await freePort();

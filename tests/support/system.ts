@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { createTestDatabase, freePort, NatsServerProcess, natsUrl } from '@invoicing/testing';
 import { createInvoicingClient, type InvoicingClient } from '@invoicing/client';
 import { mintApiKey, type MintedKey } from '../../deploy/local/operator.ts';
-import { GATEWAY, generateInternalToken, launchPlatform } from '../../deploy/local/platform.ts';
+import { GATEWAY, generateInternalToken, launchPlatform, type PlatformOptions } from '../../deploy/local/platform.ts';
+import { PortTakenError } from '../../deploy/local/service-process.ts';
 import { SERVICE_NAMES } from '../../deploy/local/services.ts';
 export type ApiClient = InvoicingClient;
 
@@ -37,6 +38,21 @@ export interface TestSystem {
 }
 
 /**
+ * The platform on ports free when chosen. Another test file's system may take one of them before
+ * our service listens on it (files run side by side): the launcher notices (PortTakenError) and
+ * the whole platform starts again on other ports.
+ */
+const launchOnFreePorts = async (options: Omit<PlatformOptions, 'ports' | 'gateway'>, attempts = 3): ReturnType<typeof launchPlatform> => {
+  const ports = Object.fromEntries(await Promise.all(options.services.map(async (name) => [name, await freePort()] as const)));
+  try {
+    return await launchPlatform({ ...options, ports, gateway: { host: '127.0.0.1', port: ports[GATEWAY]! } });
+  } catch (error) {
+    if (error instanceof PortTakenError && attempts > 1) return launchOnFreePorts(options, attempts - 1);
+    throw error;
+  }
+};
+
+/**
  * The real platform for black-box tests: each service's `main.ts` as its own process on a free
  * port, on a fresh database and the run's NATS, the gateway in front.
  */
@@ -44,13 +60,10 @@ export const startSystem = async ({ services, env = {}, ownNats = false, logLeve
   const names = services ? [...services.filter((name) => name !== GATEWAY), GATEWAY] : SERVICE_NAMES;
   const database = await createTestDatabase('e2e');
   const nats = ownNats ? await NatsServerProcess.launch() : undefined;
-  const ports = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const)));
   const internalToken = generateInternalToken();
   const inherited = { PATH: process.env.PATH ?? '' };
-  const platform = await launchPlatform({
+  const options: Omit<PlatformOptions, 'ports' | 'gateway'> = {
     services: names,
-    ports,
-    gateway: { host: '127.0.0.1', port: ports[GATEWAY]! },
     databaseUrl: database.url,
     internalToken,
     logLevel,
@@ -59,7 +72,8 @@ export const startSystem = async ({ services, env = {}, ownNats = false, logLeve
     inherited,
     // Messages sent without SMTP_URL are written here rather than under the repository's .data.
     extraEnv: { MAIL_DIR: join(tmpdir(), 'invoicing-test-mail'), ...env },
-  }).catch(async (error: unknown) => {
+  };
+  const platform = await launchOnFreePorts(options).catch(async (error: unknown) => {
     await nats?.dispose();
     await database.drop();
     throw error;

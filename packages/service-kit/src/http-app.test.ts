@@ -12,6 +12,17 @@ const makeApp = () => {
 };
 
 describe('service app', () => {
+  it('answers probes without a token, and a probe with a token only if it is this platform’s', async () => {
+    const sut = makeApp();
+    for (const url of ['/healthz', '/readyz']) {
+      expect((await sut.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+      expect((await sut.inject({ method: 'GET', url, headers: { [INTERNAL_HEADERS.token]: TOKEN } })).statusCode, url).toBe(200);
+      const foreign = await sut.inject({ method: 'GET', url, headers: { [INTERNAL_HEADERS.token]: 'o'.repeat(32) } });
+      expect(foreign.statusCode, url).toBe(401);
+      expect(foreign.json()).toMatchObject({ code: 'unauthenticated' });
+    }
+  });
+
   it.each([
     ['a path segment longer than the router takes', `/things/${'x'.repeat(300)}`, 404, 'not_found'],
     ['a malformed percent-encoding', '/things/%E0%A4%A', 400, 'invalid_request'],

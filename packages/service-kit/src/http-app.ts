@@ -109,8 +109,10 @@ export const createServiceApp = ({ name, logger, internalToken, orm, checkReadin
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(INTERNAL_HEADERS.requestId, request.id);
-    if (OPEN_PATHS.has(request.url)) return;
     const token = request.headers[INTERNAL_HEADERS.token];
+    // Probes need no token; one that presents a token learns whether this is its own platform's
+    // service (the gateway's readiness, a launcher whose port another run's service holds).
+    if (OPEN_PATHS.has(request.url) && token === undefined) return;
     if (typeof token !== 'string' || !secretsMatch(token, internalToken)) {
       throw new AppError('unauthenticated', 'This service is reached through the gateway only.');
     }

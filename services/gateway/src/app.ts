@@ -1,6 +1,6 @@
 import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { acceptJsonBodiesOnly, AppError, baseServerOptions, PeriodicTask, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, INTERNAL_HEADERS, PeriodicTask, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, secretsMatch, type Orm } from '@invoicing/service-kit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { deferredChildLogger } from './deferred-logger.ts';
@@ -116,7 +116,12 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
 
   registerMetrics(app, 'gateway');
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async () => {
+  app.get('/readyz', async (request) => {
+    // As on every service: a probe that presents a token learns whether it is this platform's.
+    const token = request.headers[INTERNAL_HEADERS.token];
+    if (token !== undefined && (typeof token !== 'string' || !secretsMatch(token, config.INTERNAL_TOKEN))) {
+      throw new AppError('unauthenticated', 'This gateway belongs to another platform: its INTERNAL_TOKEN differs.');
+    }
     try {
       await checkReadiness();
     } catch (error) {
@@ -124,7 +129,7 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
       throw new AppError('unavailable', `Not ready: ${(error as Error).message}`);
     }
     try {
-      await Promise.all([...upstreams.values()].filter(({ name }) => config.awaitedUpstreams.has(name)).map(checkUpstreamReady));
+      await Promise.all([...upstreams.values()].filter(({ name }) => config.awaitedUpstreams.has(name)).map((upstream) => checkUpstreamReady(upstream, config.INTERNAL_TOKEN)));
     } catch (error) {
       throw new AppError('unavailable', `Not ready: ${(error as Error).message}.`);
     }

@@ -264,5 +264,9 @@ describe('public routes', () => {
     const notReady = await fixture.gateway.app.inject({ method: 'GET', url: '/readyz' });
     expect(notReady.statusCode).toBe(503);
     expect(notReady.json()).toMatchObject({ code: 'unavailable', detail: expect.stringContaining('billing') });
+    // A probe that presents a token other than this platform's learns that this gateway is not its own.
+    const foreign = await fixture.gateway.app.inject({ method: 'GET', url: '/readyz', headers: { 'x-internal-token': 'o'.repeat(40) } });
+    expect(foreign.statusCode).toBe(401);
+    expect(foreign.json()).toMatchObject({ code: 'unauthenticated' });
   });
 });

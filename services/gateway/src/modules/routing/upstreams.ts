@@ -1,4 +1,5 @@
 import type { Operation } from '@invoicing/contracts';
+import { INTERNAL_HEADERS } from '@invoicing/service-kit';
 import { Pool } from 'undici';
 import type { GatewayConfig, UpstreamName } from '../../config.ts';
 
@@ -35,14 +36,16 @@ export const createUpstreams = (config: GatewayConfig, operations: readonly Oper
 };
 
 /** Throws unless the upstream's own readiness probe answers 2xx in time. */
-export const checkUpstreamReady = async (upstream: Upstream): Promise<void> => {
+export const checkUpstreamReady = async (upstream: Upstream, internalToken: string): Promise<void> => {
   let status: number;
   try {
-    const response = await fetch(new URL('/readyz', upstream.url), { signal: AbortSignal.timeout(READINESS_TIMEOUT_MS) });
+    // With the shared token: a service of another platform (another INTERNAL_TOKEN) answers 401.
+    const response = await fetch(new URL('/readyz', upstream.url), { headers: { [INTERNAL_HEADERS.token]: internalToken }, signal: AbortSignal.timeout(READINESS_TIMEOUT_MS) });
     await response.body?.cancel();
     status = response.status;
   } catch {
     throw new Error(`${upstream.name} does not answer`);
   }
+  if (status === 401) throw new Error(`${upstream.name} at ${upstream.url} does not share this gateway's INTERNAL_TOKEN`);
   if (status < 200 || status >= 300) throw new Error(`${upstream.name} is not ready (${status})`);
 };
