@@ -27,7 +27,7 @@ describe('composeEmail', () => {
     ['en', 'Invoice INV/2026/0042 from Seller GmbH', 'Amount due: €1,866.86 (due by Dec 26, 2026)', 'Hello Müller GmbH,'],
     ['de', 'Rechnung INV/2026/0042 von Seller GmbH', 'Offener Betrag: 1.866,86 € (fällig am 26.12.2026)', 'Guten Tag Müller GmbH,'],
     ['de-AT', 'Rechnung INV/2026/0042 von Seller GmbH', 'Offener Betrag: € 1.866,86 (fällig am 26.12.2026)', 'Guten Tag Müller GmbH,'],
-    ['fr', 'Facture INV/2026/0042 de Seller GmbH', 'Montant dû: 1 866,86 € (échéance le 26 déc. 2026)', 'Bonjour Müller GmbH,'],
+    ['fr', 'Facture INV/2026/0042 de Seller GmbH', 'Montant dû : 1 866,86 € (échéance le 26 déc. 2026)', 'Bonjour Müller GmbH,'],
     ['es', 'Factura INV/2026/0042 de Seller GmbH', 'Importe pendiente: 1866,86 € (vence el 26 dic 2026)', 'Hola, Müller GmbH:'],
     ['it', 'Fattura INV/2026/0042 da Seller GmbH', 'Importo da pagare: 1866,86 € (scadenza 26 dic 2026)', 'Gentile Müller GmbH,'],
     ['nl', 'Factuur INV/2026/0042 van Seller GmbH', 'Openstaand bedrag: € 1.866,86 (te betalen uiterlijk 26 dec 2026)', 'Beste Müller GmbH,'],
@@ -47,6 +47,15 @@ describe('composeEmail', () => {
     expect(email.text).toContain('Already paid: €1,366.86\nAmount due: €500.00 (was due on Dec 26, 2026)');
     expect(email.text).toContain('If you have already paid');
     expect(email.html).toMatch(/>Already paid<\/td><td[^>]*>€1,366.86<\/td>/);
+  });
+
+  it('sets a no-break space before a colon in French, and no space in the other languages', () => {
+    const french = composeEmail({ kind: 'reminder', invoice: makeInvoice({ amount_remaining: 50_000 }), note: null, locale: 'fr' });
+    // A header keeps plain spaces only (headerText), so the subject's is an ordinary one.
+    expect(french.subject).toBe('Rappel : facture INV/2026/0042 de Seller GmbH');
+    expect(french.text).toMatch(/^Déjà réglé\u00a0: 1\u202f366,86\u00a0€$/m);
+    expect(french.text).toMatch(/^Modalités de paiement\u00a0:$/m);
+    expect(composeEmail({ kind: 'invoice', invoice: makeInvoice(), note: null, locale: 'de' }).text).toMatch(/^Zahlungshinweise:$/m);
   });
 
   it('says what was paid already only when something was, in the invoice’s language', () => {
