@@ -117,7 +117,6 @@ export class PortTakenError extends Error {
 /** A service's `src/main.ts` listening on a known port. */
 export class ServiceProcess extends ChildScript {
   readonly url: string;
-
   readonly port: number;
   readonly #internalToken: string | undefined;
 

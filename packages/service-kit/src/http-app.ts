@@ -1,7 +1,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { gatherMetadataQuery, type Operation } from '@invoicing/contracts';
 import { RequestContext } from '@mikro-orm/core';
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -60,6 +60,16 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Compares secrets in constant time (digests first, so unequal lengths leak nothing either). */
 export const secretsMatch = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
 
+/**
+ * Whether a request presents an internal token other than this platform's. Probes need none; one
+ * that presents a token learns whether this is its own platform's process (the gateway's
+ * readiness of its upstreams, a launcher whose port another run's service holds).
+ */
+export const presentsForeignToken = (headers: IncomingHttpHeaders, internalToken: string): boolean => {
+  const token = headers[INTERNAL_HEADERS.token];
+  return token !== undefined && (typeof token !== 'string' || !secretsMatch(token, internalToken));
+};
+
 export interface ServiceAppOptions {
   /** The service's name, a label on its metrics. */
   name: string;
@@ -109,11 +119,9 @@ export const createServiceApp = ({ name, logger, internalToken, orm, checkReadin
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(INTERNAL_HEADERS.requestId, request.id);
-    const token = request.headers[INTERNAL_HEADERS.token];
-    // Probes need no token; one that presents a token learns whether this is its own platform's
-    // service (the gateway's readiness, a launcher whose port another run's service holds).
-    if (OPEN_PATHS.has(request.url) && token === undefined) return;
-    if (typeof token !== 'string' || !secretsMatch(token, internalToken)) {
+    const presented = request.headers[INTERNAL_HEADERS.token] !== undefined;
+    if (OPEN_PATHS.has(request.url) && !presented) return;
+    if (!presented || presentsForeignToken(request.headers, internalToken)) {
       throw new AppError('unauthenticated', 'This service is reached through the gateway only.');
     }
   });

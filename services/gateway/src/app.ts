@@ -1,6 +1,6 @@
 import { getOpenApiDocument, OPERATIONS } from '@invoicing/contracts';
 import { buildOpenApiDocument } from '@invoicing/contracts/openapi';
-import { acceptJsonBodiesOnly, AppError, baseServerOptions, INTERNAL_HEADERS, PeriodicTask, pingDatabase, registerMetrics, registerProblemHandlers, registerTracing, secretsMatch, type Orm } from '@invoicing/service-kit';
+import { acceptJsonBodiesOnly, AppError, baseServerOptions, PeriodicTask, pingDatabase, presentsForeignToken, registerMetrics, registerProblemHandlers, registerTracing, type Orm } from '@invoicing/service-kit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { GatewayConfig } from './config.ts';
 import { deferredChildLogger } from './deferred-logger.ts';
@@ -117,9 +117,7 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
   registerMetrics(app, 'gateway');
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request) => {
-    // As on every service: a probe that presents a token learns whether it is this platform's.
-    const token = request.headers[INTERNAL_HEADERS.token];
-    if (token !== undefined && (typeof token !== 'string' || !secretsMatch(token, config.INTERNAL_TOKEN))) {
+    if (presentsForeignToken(request.headers, config.INTERNAL_TOKEN)) {
       throw new AppError('unauthenticated', 'This gateway belongs to another platform: its INTERNAL_TOKEN differs.');
     }
     try {
