@@ -1,5 +1,5 @@
 import { freePort } from '@invoicing/testing';
-import { SmtpTestServer } from '@invoicing/testing/smtp-test-server';
+import { SmtpTestServer, type ReceivedMail } from '@invoicing/testing/smtp-test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogProcess } from './support/catalog-process.ts';
 import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
@@ -209,7 +209,8 @@ describe('e-mail delivery', () => {
     expect(ids).toHaveLength(60);
     for (const id of ids) await messageWhen(id, (message) => message.status === 'sent');
     const expected = new Set(ids.map((id) => `<${id}@platform.example>`));
-    const received = smtp.received.filter((each) => each.messageId !== null && expected.has(each.messageId));
+    // The test server answers 250 before it has parsed a message: wait for the last parse.
+    const received = await smtp.waitFor((each) => each.messageId !== null && expected.has(each.messageId), 60);
     expect(new Set(received.map((each) => each.messageId)).size).toBe(60);
     expect(received).toHaveLength(60);
   }, 120_000);
@@ -263,7 +264,9 @@ describe('e-mail delivery', () => {
     expect(afterDeferrals).toMatchObject({ status: 'sent', attempts: 3, error: null });
     const afterDrop = await messageWhen(dropped.body.data.id, (message) => message.status !== 'queued', 20_000);
     expect(afterDrop).toMatchObject({ status: 'sent', attempts: 2 });
-    expect(smtp.received.filter((each) => each.messageId === `<${deferred.body.data.id}@platform.example>`)).toHaveLength(1);
+    const deferredMail = (each: ReceivedMail) => each.messageId === `<${deferred.body.data.id}@platform.example>`;
+    await smtp.waitFor(deferredMail);
+    expect(smtp.received.filter(deferredMail)).toHaveLength(1);
     // Always deferred: given up after 1 + 3 attempts.
     const { invoice: third } = await openInvoice({ email: 'later9@buyer.example' });
     const givenUp = await send(third.id, { attachments: [] });
