@@ -145,6 +145,9 @@ describe('finalize with group commit', () => {
     const commitChange = await changeLater(parsePublicId('invoice', raced)!);
     const before = await batchStats(replica);
     await release();
+    // Once the leader has answered, its batch no longer waits on the counter (pg_stat_activity can
+    // show a woken backend as waiting a moment longer): a lock wait now is the next batch's, on `raced`.
+    await leading;
     await waitFor(batchWaits('"locked"'), 'the next batch to wait on the changed draft');
     await commitChange();
 
