@@ -3477,8 +3477,8 @@ export interface components {
         /** @description The SHA-256 (hex) of the bytes, quoted; send it as `If-None-Match` to get 304 while it is current. */
         ETag: string;
         /**
-         * @description `attachment` with a file name made from the invoice number.
-         * @example attachment; filename="INV-2026-0042.pdf"
+         * @description `attachment` with a file name made from the invoice number (`Invoice-` and the number, characters a file name cannot hold as dashes), twice as RFC 6266 has it: ASCII in `filename`, UTF-8 in `filename*`.
+         * @example attachment; filename="Invoice-INV-2026-0042.pdf"; filename*=UTF-8''Invoice-INV-2026-0042.pdf
          */
         ContentDisposition: string;
         /** @description Seconds to wait before trying again. */

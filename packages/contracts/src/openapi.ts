@@ -35,7 +35,7 @@ const HEADERS = {
   'X-Request-Id': { id: 'RequestId', description: 'The request id, on every response: quote it when reporting a problem. A well-formed `X-Request-Id` sent by the client is kept.', schema: { type: 'string' } },
   'Idempotent-Replayed': { id: 'IdempotentReplayed', description: '`true` when this is the recorded response of an earlier request with the same Idempotency-Key and body; absent otherwise.', schema: { type: 'string', enum: ['true'] } },
   ETag: { id: 'ETag', description: 'The SHA-256 (hex) of the bytes, quoted; send it as `If-None-Match` to get 304 while it is current.', schema: { type: 'string' } },
-  'Content-Disposition': { id: 'ContentDisposition', description: '`attachment` with a file name made from the invoice number.', schema: { type: 'string' }, example: 'attachment; filename="INV-2026-0042.pdf"' },
+  'Content-Disposition': { id: 'ContentDisposition', description: '`attachment` with a file name made from the invoice number (`Invoice-` and the number, characters a file name cannot hold as dashes), twice as RFC 6266 has it: ASCII in `filename`, UTF-8 in `filename*`.', schema: { type: 'string' }, example: `attachment; filename="Invoice-INV-2026-0042.pdf"; filename*=UTF-8''Invoice-INV-2026-0042.pdf` },
   'Retry-After': { id: 'RetryAfter', description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Limit': { id: 'RateLimitLimit', description: 'Requests allowed per window for this API key (or client address, without a key).', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Remaining': { id: 'RateLimitRemaining', description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
