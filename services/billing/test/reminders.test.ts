@@ -128,4 +128,19 @@ describe('reminders', () => {
     expect(await reminders(voided.id)).toHaveLength(1);
     expect((await reminders(partlyPaid.id)).map((message: { status: string }) => message.status)).toEqual(['sent', 'sent']);
   }, 60_000);
+
+  it('attaches of the account’s email_attachments only what the invoice can carry: no XRechnung without a buyer reference, and the reminder still goes', async () => {
+    await api.call('PATCH', '/api/v1/account', { reminder_days: [0], email_attachments: ['xrechnung_ubl'] });
+    harness.clock.set('2027-02-01T09:00:00.000Z');
+    const customer = await seed.customer({ email: 'no-reference@buyer.example' });
+    const created = await api.call('POST', '/api/v1/invoices', { customer: customer.id, due_date: '2027-02-10', items: [{ description: 'Audit', unit_amount: 50_000 }] }, { 'x-idempotency-key': 'r3-create' });
+    const invoice = (await api.call('POST', `/api/v1/invoices/${created.body.data.id}/finalize`, undefined, { 'x-idempotency-key': 'r3-fin' })).body.data;
+    expect(invoice.einvoice.xrechnung.ready).toBe(false);
+
+    harness.clock.set('2027-02-10T09:00:00.000Z');
+    expect(await harness.service.reminders.sweepOnce()).toBe(1);
+    await settle(invoice.id);
+    expect(await reminders(invoice.id)).toMatchObject([{ status: 'sent', attachments: [] }]);
+    await api.call('PATCH', '/api/v1/account', { email_attachments: [] });
+  }, 60_000);
 });

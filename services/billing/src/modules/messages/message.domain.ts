@@ -54,8 +54,13 @@ const readinessFor = (invoice: Invoice, kind: AttachmentKind) => {
   return profile ? invoice.einvoice?.[profile] : undefined;
 };
 
-/** Whether the invoice can carry this attachment (an e-invoice needs the data of its profile). */
-export const attachmentReady = (invoice: Invoice, kind: AttachmentKind): boolean => readinessFor(invoice, kind)?.ready ?? true;
+/**
+ * The attachments of an account's `email_attachments` that this invoice can carry, in the
+ * documented order: an e-invoice needs the data of its profile. A message nobody asked for by
+ * name (sent on finalize, a reminder) leaves out what the invoice cannot carry rather than fail.
+ */
+export const attachableKinds = (invoice: Invoice, kinds: readonly AttachmentKind[]): AttachmentKind[] =>
+  orderedKinds(kinds).filter((kind) => readinessFor(invoice, kind)?.ready ?? true);
 
 /** Addresses compare case-insensitively (the domain always is; local parts are in practice). */
 export const normalizedAddress = (address: string): string => address.trim().toLowerCase();

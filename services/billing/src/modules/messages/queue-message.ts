@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../shared/actor.ts';
 import { addBillingEvent } from '../../shared/events.ts';
 import { composeEmail } from './message-templates.ts';
-import { attachmentReady, messageView, normalizedAddress, orderedKinds, plannedAttachments } from './message.domain.ts';
+import { attachableKinds, messageView, normalizedAddress, plannedAttachments } from './message.domain.ts';
 import type { MessageRow } from './message.entity.ts';
 import { messageRepository } from './message.repository.ts';
 
@@ -21,7 +21,6 @@ export interface MessageRequest {
   now: Date;
 }
 
-/** The invoice's language once finalization freezes one (`locale`); English until then. */
 /**
  * The message row for a request. An address refused for good in the workspace fails it at once
  * (`suppressed`, no SMTP attempt) with `message.failed`; otherwise it is queued, due now.
@@ -93,7 +92,6 @@ export const sendOnFinalize =
     for (const { invoice, actor, occurredAt } of finalized) {
       const email = invoice.customer_snapshot?.email;
       if (!email) continue;
-      const kinds = orderedKinds(attachmentKinds).filter((kind) => attachmentReady(invoice, kind));
-      await queueMessage(tx, { kind: 'invoice', invoice, to: [email], cc: [], note: null, kinds, actor, now: occurredAt });
+      await queueMessage(tx, { kind: 'invoice', invoice, to: [email], cc: [], note: null, kinds: attachableKinds(invoice, attachmentKinds), actor, now: occurredAt });
     }
   };

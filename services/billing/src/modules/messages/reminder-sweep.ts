@@ -14,7 +14,7 @@ import { defaultAccount } from '../account/account.domain.ts';
 import { invoiceView } from '../invoices/invoice.domain.ts';
 import { InvoiceEntity } from '../invoices/invoice.entity.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
-import { orderedKinds, reminderDue } from './message.domain.ts';
+import { attachableKinds, reminderDue } from './message.domain.ts';
 import { followCustomerEmailStatus, queueMessage } from './queue-message.ts';
 
 export interface ReminderSweepOptions {
@@ -122,7 +122,7 @@ export class ReminderSweep {
       const address = customer?.email ?? loaded.invoice.customerSnapshot?.email ?? null;
       if (!address) continue;
       const invoice = invoiceView(loaded.invoice, loaded.lines, { today, publicUrlBase });
-      const row = await queueMessage(tx, { kind: 'reminder', invoice, to: [address], cc: [], note: null, kinds: orderedKinds(account.emailAttachments), reminderOn: day, actor, now });
+      const row = await queueMessage(tx, { kind: 'reminder', invoice, to: [address], cc: [], note: null, kinds: attachableKinds(invoice, account.emailAttachments), reminderOn: day, actor, now });
       if (row) queued += 1;
     }
     return { claimed: claimed.length, queued };
