@@ -1,2 +1,3 @@
+export * from './brand-colors.ts';
 export * from './formats.ts';
 export * from './translations.ts';

@@ -87,7 +87,18 @@ describe('composeEmail', () => {
     expect(email.subject).not.toMatch(/[\r\n]/);
     expect(email.html).not.toMatch(/<script>|<img|<b>Mallory/);
     expect(email.html).toContain('&lt;b&gt;Mallory&lt;/b&gt;');
-    expect(email.html).toContain('background:#0B5CAD');
+    expect(email.html).toContain('background:#1F3A5F');
+  });
+
+  it.each([
+    ['#0B5FFF', '#FFFFFF'],
+    ['#ffff00', '#1B1F24'],
+  ])('writes on the brand colour %s in %s, readable as on the documents (WCAG 4.5:1)', (brand_color, onBrand) => {
+    const invoice = makeInvoice({ business_snapshot: { ...makeInvoice().business_snapshot!, brand_color } });
+    const { html } = composeEmail({ kind: 'invoice', invoice, note: null, locale: 'en' });
+    const brand = brand_color.toUpperCase();
+    expect(html).toContain(`background:${brand};padding:18px 28px;color:${onBrand}`);
+    expect(html).toContain(`background:${brand};color:${onBrand};text-decoration:none`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { canonicalLocale, type Invoice, type MessageKind } from '@invoicing/contracts';
-import { formatsFor } from '@invoicing/i18n';
+import { brandColorsOf, formatsFor } from '@invoicing/i18n';
 import Handlebars from 'handlebars';
 import { emailMessages } from './email-messages.ts';
 
@@ -55,7 +55,7 @@ const HTML = Handlebars.compile(
 <body style="margin:0;padding:0;background:#f4f5f7;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f4f5f7;padding:24px 0"><tr><td align="center">
 <table role="presentation" width="560" cellpadding="0" cellspacing="0" style="max-width:560px;width:100%;background:#ffffff;border-radius:8px;overflow:hidden">
-<tr><td style="background:{{brand}};padding:18px 28px;color:#ffffff;font-size:18px;font-weight:600">{{seller}}</td></tr>
+<tr><td style="background:{{brand}};padding:18px 28px;color:{{onBrand}};font-size:18px;font-weight:600">{{seller}}</td></tr>
 <tr><td style="padding:28px">
 <p style="margin:0 0 12px">{{greeting}}</p>
 {{#if note}}<p style="margin:0 0 16px;white-space:pre-line">{{note}}</p>{{/if}}
@@ -66,7 +66,7 @@ const HTML = Handlebars.compile(
 {{#if dueLine}}<tr><td colspan="2" style="padding:0 16px 14px;color:{{dueColor}};font-size:13px">{{dueLine}}</td></tr>{{/if}}
 </table>
 {{#if url}}<p style="margin:0 0 8px">{{viewOnline}}</p>
-<p style="margin:0 0 24px"><a href="{{url}}" style="display:inline-block;background:{{brand}};color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">{{button}}</a></p>{{/if}}
+<p style="margin:0 0 24px"><a href="{{url}}" style="display:inline-block;background:{{brand}};color:{{onBrand}};text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">{{button}}</a></p>{{/if}}
 {{#if instructions}}<p style="margin:0 0 4px;font-weight:600">{{howToPay}}</p><p style="margin:0 0 20px;white-space:pre-line">{{instructions}}</p>{{/if}}
 {{#if attachedLine}}<p style="margin:0 0 20px;color:#57606a;font-size:13px">{{attachedLine}}</p>{{/if}}
 {{#if ignore}}<p style="margin:0 0 20px;color:#57606a;font-size:13px">{{ignore}}</p>{{/if}}
@@ -77,9 +77,6 @@ const HTML = Handlebars.compile(
 </body></html>`,
   { strict: true },
 );
-
-/** A colour that is safe in a style attribute: only the account's validated `#RRGGBB`, else a neutral blue. */
-const brandColour = (colour: string | null | undefined): string => (colour && /^#[0-9A-Fa-f]{6}$/.test(colour) ? colour : '#0B5CAD');
 
 /**
  * The e-mail for one invoice. `amount` is what is still to be paid (after partial payments), not
@@ -129,7 +126,8 @@ export const composeEmail = ({ kind, invoice, note, locale }: EmailInput, attach
   const html = HTML({
     lang: tag,
     subject,
-    brand: brandColour(invoice.business_snapshot?.brand_color),
+    // Colours safe in a style attribute (only a validated #RRGGBB) and as the documents have them: text on the brand colour stays readable.
+    ...brandColorsOf(invoice.business_snapshot?.brand_color ?? null),
     seller,
     note: cleanNote,
     greeting,

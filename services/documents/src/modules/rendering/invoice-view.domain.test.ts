@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Address, PaymentMeans } from '@invoicing/contracts';
 import { makeAdjustment, makeInvoice, makeRichInvoice } from '../../../test/support/invoices.ts';
 import { fr } from './messages/fr.ts';
-import { addressLinesOf, brandColorsOf, contrastRatio, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
+import { brandColorsOf, contrastRatio } from '@invoicing/i18n';
+import { addressLinesOf, paperFor, toInvoiceDocumentView } from './invoice-view.domain.ts';
 import { loadTemplates } from './templates.ts';
 
 describe('the printed invoice view', () => {

@@ -1,5 +1,5 @@
 import type { Invoice } from '@invoicing/contracts';
-import { brandColorsOf, type BrandColors } from './brand-colors.domain.ts';
+import { brandColorsOf, type BrandColors } from '@invoicing/i18n';
 import type { en } from './messages/en.ts';
 import { lineViewOf, type LineView } from './line-view.domain.ts';
 import { billToOf, sellerOf, taxRepresentativeOf, type PartyView } from './party-view.domain.ts';
@@ -9,7 +9,6 @@ import { nonBlank, periodText, writerFor, type FieldView, type Writer } from './
 
 // The entry point of the invoice view: it assembles the parts written beside it (parties, lines,
 // totals and VAT summary, payment) into the one view the PDF and the public page render.
-export { brandColorsOf, contrastRatio, type BrandColors } from './brand-colors.domain.ts';
 export type { LineView } from './line-view.domain.ts';
 export { addressLinesOf, type PartyView } from './party-view.domain.ts';
 export { paymentOf, type PaymentMeansView, type PaymentView } from './payment-view.domain.ts';

@@ -1,4 +1,4 @@
-// The seller's brand colour on the document, and the text colours that keep it readable.
+// The seller's brand colour on documents and e-mails, and the text colours that keep it readable.
 
 const DEFAULT_BRAND_COLOR = '#1F3A5F';
 const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
