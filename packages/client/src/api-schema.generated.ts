@@ -348,7 +348,7 @@ export interface paths {
         put?: never;
         /**
          * Import a bank statement (camt.053 or camt.054) and match its credits to invoices
-         * @description Each credit entry (each transaction of a batch booking) whose remittance information holds an open or overdue invoice’s `remittance_reference` or number (also as people type it: spaces, no separators, any case), in the invoice’s currency, for at most its `amount_remaining`, records a payment (`method: "bank_transfer"`, `payment_reference`: the bank’s reference) and is `matched`; other credits are `unmatched`, debits `ignored`. A credit imported before (the same account and bank reference, or without one the same date, amount and remittance information) is `duplicate` and records nothing, also when the same statement is imported several times at once. A document that is not a readable camt.053/054, or not valid against its ISO 20022 schema, is a 400 naming what is wrong, and nothing is recorded.
+         * @description Each credit entry (each transaction of a batch booking) whose remittance information holds an open or overdue invoice’s `remittance_reference` or number (also as people type it: spaces, no separators, any case), in the invoice’s currency, for at most its `amount_remaining`, records a payment (`method: "bank_transfer"`, `payment_reference`: the bank’s reference) and is `matched`; other credits are `unmatched`; debits, entries not booked and reversals are `ignored`. A credit imported before (the same account and bank reference, or without one the same date, amount and remittance information) is `duplicate` and records nothing, also when the same statement is imported several times at once. A document that is not a readable camt.053/054, or not valid against its ISO 20022 schema, is a 400 naming what is wrong, and nothing is recorded.
          */
         post: operations["importBankStatement"];
         delete?: never;
@@ -1585,7 +1585,7 @@ export interface components {
         /** @enum {string} */
         PaymentMethod: "bank_transfer" | "card" | "cash" | "check" | "direct_debit" | "other";
         /**
-         * @description An ISO 20022 camt.053 (versions 001.02 to 001.08) or camt.054 document, sent with `Content-Type: application/xml`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused.
+         * @description An ISO 20022 camt.053 or camt.054 document of version 001.02, 001.04 or 001.08, sent with `Content-Type: application/xml`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused.
          * @example <?xml version="1.0" encoding="UTF-8"?>
          *     <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
          *       <BkToCstmrStmt>
@@ -2803,7 +2803,7 @@ export interface components {
             counterparty_name: string | null;
             /** @description The bank’s reference of the transaction (AcctSvcrRef). */
             bank_reference: string | null;
-            /** @description `matched`: a payment was recorded for it; `unmatched`: a credit no invoice could take (assign it by hand); `duplicate`: imported before, recorded nothing; `ignored`: a debit. */
+            /** @description `matched`: a payment was recorded for it; `unmatched`: a credit no invoice could take (assign it by hand); `duplicate`: imported before, recorded nothing; `ignored`: not money received (a debit, an entry not booked, or a reversal of an earlier entry: `RvslInd`). */
             status: components["schemas"]["BankStatementEntryStatus"];
             /** @description `in_` ID of the invoice it paid. */
             invoice: string | null;

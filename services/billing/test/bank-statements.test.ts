@@ -42,25 +42,27 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     await harness?.close();
   });
 
-  it("camt.053.001.02 shaped like genkgo/camt's Danske Bank test file: structured creditor references, full and partial payments, unmatched credits, ignored debits", async () => {
+  it("camt.053.001.02 shaped like genkgo/camt's Danske Bank test file: structured creditor references, full and partial payments, unmatched credits, ignored debits and reversals", async () => {
     const { api, invoice, upload, read } = await workspace();
     const a = await invoice(10_000);
     const b = await invoice(10_000);
-    const response = await upload(
-      danskeCamt053V02(IBAN, [
-        { amount: '100.00', remittance: a.remittance_reference.replace(/(.{4})/g, '$1 ').trim(), debtor: 'Müller & Söhne' },
-        { amount: '40.00', remittance: b.remittance_reference.toLowerCase() },
-        { amount: '12.00', remittance: 'RF71 NOTHING 0815' },
-        { amount: '7.00', remittance: a.remittance_reference, credit: false },
-      ]),
-    );
+    const day = danskeCamt053V02(IBAN, [
+      { amount: '100.00', remittance: a.remittance_reference.replace(/(.{4})/g, '$1 ').trim(), debtor: 'Müller & Söhne' },
+      { amount: '40.00', remittance: b.remittance_reference.toLowerCase() },
+      { amount: '12.00', remittance: 'RF71 NOTHING 0815' },
+      { amount: '7.00', remittance: a.remittance_reference, credit: false },
+      // A returned direct debit booked back (RvslInd): money on the account, but no customer's payment of b.
+      { amount: '25.00', remittance: b.remittance_reference, reversal: true },
+    ]);
+    const response = await upload(day);
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     const statement = response.body.data;
     expect(statement).toMatchObject({ object: 'bank_statement', livemode: true, account_iban: IBAN, from: '2026-11-19', to: '2026-11-20', matched_count: 2, unmatched_count: 1 });
     expect(statement.id).toMatch(/^bst_[0-9a-f]{32}$/);
-    expect(statement.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'unmatched', 'ignored']);
+    expect(statement.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['matched', 'matched', 'unmatched', 'ignored', 'ignored']);
     expect(statement.entries.data[0]).toMatchObject({ amount: 10_000, currency: 'EUR', credit_debit: 'credit', booking_date: '2026-11-20', counterparty_name: 'Müller & Söhne', invoice: a.id, bank_reference: null });
     expect(statement.entries.data[3]).toMatchObject({ credit_debit: 'debit', invoice: null, payment: null });
+    expect(statement.entries.data[4]).toMatchObject({ credit_debit: 'credit', amount: 2_500, invoice: null, payment: null });
 
     expect(await read(a.id)).toMatchObject({ status: 'paid', amount_paid: 10_000, amount_remaining: 0, paid_at: '2026-11-20T00:00:00.000Z' });
     expect(await read(b.id)).toMatchObject({ status: 'open', amount_paid: 4_000, amount_remaining: 6_000 });
@@ -74,16 +76,9 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect(list.body.data).toEqual([{ ...statement, entries: undefined }].map(({ entries: _entries, ...summary }) => summary));
 
     // Imported again: every credit a duplicate, nothing paid twice; the debit ignored again.
-    const again = await upload(
-      danskeCamt053V02(IBAN, [
-        { amount: '100.00', remittance: a.remittance_reference.replace(/(.{4})/g, '$1 ').trim(), debtor: 'Müller & Söhne' },
-        { amount: '40.00', remittance: b.remittance_reference.toLowerCase() },
-        { amount: '12.00', remittance: 'RF71 NOTHING 0815' },
-        { amount: '7.00', remittance: a.remittance_reference, credit: false },
-      ]),
-    );
+    const again = await upload(day);
     expect(again.status).toBe(201);
-    expect(again.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['duplicate', 'duplicate', 'duplicate', 'ignored']);
+    expect(again.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['duplicate', 'duplicate', 'duplicate', 'ignored', 'ignored']);
     expect(again.body.data).toMatchObject({ matched_count: 0, unmatched_count: 0 });
     expect(await read(b.id)).toMatchObject({ amount_paid: 4_000 });
     expect(await countRows('payments', api.workspaceId)).toBe(2);

@@ -24,7 +24,7 @@ export const BankStatementEntry = z
     counterparty_name: z.string().nullable().describe('Who sent (credit) or received (debit) the money.'),
     bank_reference: z.string().nullable().describe('The bank’s reference of the transaction (AcctSvcrRef).'),
     status: BankStatementEntryStatus.describe(
-      '`matched`: a payment was recorded for it; `unmatched`: a credit no invoice could take (assign it by hand); `duplicate`: imported before, recorded nothing; `ignored`: a debit.',
+      '`matched`: a payment was recorded for it; `unmatched`: a credit no invoice could take (assign it by hand); `duplicate`: imported before, recorded nothing; `ignored`: not money received (a debit, an entry not booked, or a reversal of an earlier entry: `RvslInd`).',
     ),
     invoice: z.string().nullable().describe('`in_` ID of the invoice it paid.'),
     payment: z.string().nullable().describe('`pay_` ID of the payment it recorded.'),
@@ -55,7 +55,7 @@ export type BankStatementSummary = z.infer<typeof BankStatementSummary>;
 export const BankStatementBody = z
   .string()
   .describe(
-    `An ISO 20022 camt.053 (versions 001.02 to 001.08) or camt.054 document, sent with \`Content-Type: ${BANK_STATEMENT_CONTENT_TYPE}\`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused.`,
+    `An ISO 20022 camt.053 or camt.054 document of version 001.02, 001.04 or 001.08, sent with \`Content-Type: ${BANK_STATEMENT_CONTENT_TYPE}\`, at most 10 MB. It is checked against the ISO 20022 schema of its version; a document type definition (DOCTYPE) is refused.`,
   )
   .meta({
     id: 'BankStatementBody',
@@ -98,7 +98,7 @@ export const importBankStatement = defineOperation({
   operationId: 'importBankStatement',
   summary: 'Import a bank statement (camt.053 or camt.054) and match its credits to invoices',
   description:
-    'Each credit entry (each transaction of a batch booking) whose remittance information holds an open or overdue invoice’s `remittance_reference` or number (also as people type it: spaces, no separators, any case), in the invoice’s currency, for at most its `amount_remaining`, records a payment (`method: "bank_transfer"`, `payment_reference`: the bank’s reference) and is `matched`; other credits are `unmatched`, debits `ignored`. A credit imported before (the same account and bank reference, or without one the same date, amount and remittance information) is `duplicate` and records nothing, also when the same statement is imported several times at once. A document that is not a readable camt.053/054, or not valid against its ISO 20022 schema, is a 400 naming what is wrong, and nothing is recorded.',
+    'Each credit entry (each transaction of a batch booking) whose remittance information holds an open or overdue invoice’s `remittance_reference` or number (also as people type it: spaces, no separators, any case), in the invoice’s currency, for at most its `amount_remaining`, records a payment (`method: "bank_transfer"`, `payment_reference`: the bank’s reference) and is `matched`; other credits are `unmatched`; debits, entries not booked and reversals are `ignored`. A credit imported before (the same account and bank reference, or without one the same date, amount and remittance information) is `duplicate` and records nothing, also when the same statement is imported several times at once. A document that is not a readable camt.053/054, or not valid against its ISO 20022 schema, is a 400 naming what is wrong, and nothing is recorded.',
   tag, service, method: 'POST', path: '/api/v1/bank_statements', scope: 'payments:write', idempotency: 'optional',
   body: BankStatementBody,
   bodyContentType: BANK_STATEMENT_CONTENT_TYPE,

@@ -27,6 +27,8 @@ export interface Credit {
   debtor?: string;
   date?: string;
   credit?: boolean;
+  /** `RvslInd` true: the entry reverses an earlier one (written by the samples that state `RvslInd`). */
+  reversal?: boolean;
 }
 
 const xmlText = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -53,7 +55,7 @@ export const danskeCamt053V02 = (iban: string, credits: readonly Credit[], messa
           (credit, index) => `<Ntry>
         <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
         <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
-        <RvslInd>false</RvslInd>
+        <RvslInd>${credit.reversal === true}</RvslInd>
         <Sts>BOOK</Sts>
         <BookgDt><Dt>${credit.date ?? '2026-11-20'}</Dt></BookgDt>
         <ValDt><Dt>${credit.date ?? '2026-11-20'}</Dt></ValDt>

@@ -9,6 +9,7 @@ const credit = (overrides: Partial<StatementTransaction> = {}): StatementTransac
   currency: 'EUR',
   creditDebit: 'credit',
   booked: true,
+  reversal: false,
   remittanceInformation: 'RF18539007547034',
   counterpartyName: 'NAAM',
   bankReference: '3095D4322561460S0PS',
@@ -38,7 +39,7 @@ describe('duplicateKeysOf', () => {
     expect(duplicateKeysOf(day)).toEqual(keys);
   });
 
-  it('gives debits and entries not booked no key, and does not count them among equal credits', () => {
-    expect(duplicateKeysOf([credit({ creditDebit: 'debit' }), credit({ booked: false }), credit()])).toEqual([null, null, duplicateKeyOf(credit())]);
+  it('gives debits, entries not booked and reversals no key, and does not count them among equal credits', () => {
+    expect(duplicateKeysOf([credit({ creditDebit: 'debit' }), credit({ booked: false }), credit({ reversal: true }), credit()])).toEqual([null, null, null, duplicateKeyOf(credit())]);
   });
 });

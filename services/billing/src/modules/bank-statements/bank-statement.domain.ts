@@ -28,8 +28,8 @@ export const duplicateKeyOf = (transaction: StatementTransaction, occurrence = 1
   return JSON.stringify(occurrence === 1 ? key : [...key, occurrence]);
 };
 
-/** Whether a transaction is money received: a booked credit. Debits (and pending entries) are ignored, on every import. */
-export const isMoneyReceived = (transaction: StatementTransaction): boolean => transaction.creditDebit === 'credit' && transaction.booked;
+/** Whether a transaction is money received: a booked credit that reverses nothing. Debits, pending entries and reversals are ignored, on every import. */
+export const isMoneyReceived = (transaction: StatementTransaction): boolean => transaction.creditDebit === 'credit' && transaction.booked && !transaction.reversal;
 
 /** Each transaction's duplicate key in document order (null for what is not money received), ranked among equal keys of the document. */
 export const duplicateKeysOf = (transactions: readonly StatementTransaction[]): (string | null)[] => {

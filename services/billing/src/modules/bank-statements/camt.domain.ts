@@ -23,6 +23,12 @@ export interface StatementTransaction {
   creditDebit: 'credit' | 'debit';
   /** Booked (`BOOK`); pending or information-only entries are not money received. */
   booked: boolean;
+  /**
+   * The entry undoes an earlier one (`RvslInd` true): a credit that reverses a debit returned to
+   * the account is not a customer's payment, and a debit reversing a credit pays nothing back
+   * (a payment recorded stays: reversing one is outside the API).
+   */
+  reversal: boolean;
   remittanceInformation: string | null;
   counterpartyName: string | null;
   bankReference: string | null;
@@ -171,6 +177,7 @@ const transactionsOf = (entry: unknown, accountIban: string | null): StatementTr
   if (entryCredit === null) return refuse('an entry (Ntry) has no CdtDbtInd of CRDT or DBIT');
   const status = text(child(entry, 'Sts')) ?? text(child(entry, 'Sts', 'Cd'));
   const booked = status === null || status === 'BOOK';
+  const reversal = text(child(entry, 'RvslInd')) === 'true';
   const bookingDate = dateOf(child(entry, 'BookgDt')) ?? dateOf(child(entry, 'ValDt'));
   const entryReference = text(child(entry, 'AcctSvcrRef'));
   const details = list(child(entry, 'NtryDtls')).flatMap((each) => list(child(each, 'TxDtls')));
@@ -193,6 +200,7 @@ const transactionsOf = (entry: unknown, accountIban: string | null): StatementTr
         ...entryAmount,
         creditDebit: entryCredit ? 'credit' : 'debit',
         booked,
+        reversal,
         remittanceInformation: remittances.length > 0 ? remittances.join(' ') : text(child(entry, 'AddtlNtryInf')),
         counterpartyName: counterparty(transaction, entryCredit),
         bankReference: (details.length === 1 ? text(child(transaction, 'Refs', 'AcctSvcrRef')) : null) ?? entryReference,
@@ -209,6 +217,7 @@ const transactionsOf = (entry: unknown, accountIban: string | null): StatementTr
       ...amount,
       creditDebit: credit ? 'credit' : 'debit',
       booked,
+      reversal,
       remittanceInformation: remittanceOf(transaction),
       counterpartyName: counterparty(transaction, credit),
       bankReference: text(child(transaction, 'Refs', 'AcctSvcrRef')) ?? (entryReference ? `${entryReference}/${index + 1}` : null),
