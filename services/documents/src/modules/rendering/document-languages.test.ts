@@ -263,3 +263,16 @@ describe.each(['en', 'de'])('the PDF in %s says why an export and an out-of-scop
     expect(text).toContain(words(t('exemption', { category: t('category_O'), reason: OUT_OF_SCOPE_REASON })));
   });
 });
+
+describe.each([
+  ['en', 'Nov 18, 2026'],
+  ['de', '18.11.2026'],
+])('the PDF in %s of goods delivered on a day', (locale, deliveryDate) => {
+  it('states the delivery date (§ 14 (4) 6. UStG) in its format, and no service period', async () => {
+    const t = documentMessages(locale);
+    const invoice = makeInvoice({ locale, delivery_date: '2026-11-18', service_period: null, lineInputs: [{ description: 'Ersatzteile', quantity: 4, unit_amount: 12_500, tax_rate: 19 }] });
+    const text = words(await pdfText((await printer.print(invoice)).bytes));
+    expect(text).toContain(`${t('delivery_date')} ${deliveryDate}`);
+    expect(text).not.toContain(t('service_period'));
+  });
+});
