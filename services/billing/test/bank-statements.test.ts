@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogSeeder, INTERNAL_TOKEN, startBillingHarness, workspaceClient, type BillingHarness, type WorkspaceClient } from './support/billing-harness.ts';
-import { abnAmroCamt053V02, danskeCamt053V02, dutchCamt053V02, isoCamt053V08, ubsCamt054V08, type AbnAmroDay } from './support/camt-samples.ts';
+import { abnAmroCamt053V02, danskeCamt053V02, dutchCamt053V02, isoCamt053V08, rabobankCamt053V02, ubsCamt054V08, type AbnAmroDay, type RabobankDay } from './support/camt-samples.ts';
 
 const IBAN = 'DE89370400440532013000';
 
@@ -175,6 +175,36 @@ describe('bank statements: camt.053 and camt.054 matched to invoices', () => {
     expect(again.status).toBe(201);
     expect(again.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual([...Array(6).fill('duplicate'), 'ignored']);
     expect(await countRows('payments', api.workspaceId)).toBe(6);
+  });
+
+  it("camt.053.001.02 as a Rabobank export has it: one statement per business day in one document, no bank reference; an export of overlapping days pays nothing twice", async () => {
+    const { invoice, upload, read } = await workspace();
+    const [a, b, c] = [await invoice(442_525), await invoice(100_000), await invoice(50_000)];
+    const week: RabobankDay[] = [
+      { date: '2026-11-16', credits: [] },
+      { date: '2026-11-17', credits: [{ amount: '4425.25', remittance: a.number.replaceAll('/', ' ') }] },
+      { date: '2026-11-18', credits: [] },
+      // The payer's name run into the number, as Rabobank's exports show typed text.
+      { date: '2026-11-19', credits: [{ amount: '400.00', remittance: `ROOTDEV${b.number}`, debtor: 'ROOTDEV' }, { amount: '40.76', remittance: 'Belastingdienst', credit: false }] },
+      { date: '2026-11-20', credits: [] },
+    ];
+    const first = await upload(rabobankCamt053V02('NL17RABO0310029597', week));
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.data).toMatchObject({ account_iban: 'NL17RABO0310029597', from: '2026-11-17', to: '2026-11-19', matched_count: 2, unmatched_count: 0 });
+    expect(first.body.data.entries.data.map((entry: { status: string; bank_reference: string | null }) => [entry.status, entry.bank_reference])).toEqual([
+      ['matched', null],
+      ['matched', null],
+      ['ignored', null],
+    ]);
+    expect(await read(a.id)).toMatchObject({ status: 'paid' });
+    expect(await read(b.id)).toMatchObject({ status: 'open', amount_remaining: 60_000 });
+
+    // The next download overlaps: the 19th and 20th again, then a new day. Only the new day's credits count.
+    const next = await upload(rabobankCamt053V02('NL17RABO0310029597', [...week.slice(3), { date: '2026-11-23', credits: [{ amount: '500.00', remittance: `${c.number.toLowerCase()} dank u` }, { amount: '600.00', remittance: b.number }] }], 'CAMT053RIB000001048086'));
+    expect(next.status, JSON.stringify(next.body)).toBe(201);
+    expect(next.body.data.entries.data.map((entry: { status: string }) => entry.status)).toEqual(['duplicate', 'ignored', 'matched', 'matched']);
+    expect(await read(b.id)).toMatchObject({ status: 'paid', amount_paid: 100_000 });
+    expect(await read(c.id)).toMatchObject({ status: 'paid', amount_paid: 50_000 });
   });
 
   it("camt.053.001.08 with the ISO 20022 example's identifiers; a statement imported 5 times at once pays each invoice once", async () => {

@@ -17,6 +17,8 @@
  *   camt.053.001.08 test file has them: `Sts/Cd`, `Refs/AcctSvcrRef` per transaction, `Ustrd`.
  * - `abnAmroCamt053V02`: ABN AMRO's example day statement: an entry whose only text is
  *   `AddtlNtryInf`, and an acceptgiro batch whose transactions all repeat the entry's `AcctSvcrRef`.
+ * - `rabobankCamt053V02`: a Rabobank export of several months: one `Stmt` per business day in one
+ *   document (most with no entry), no bank reference anywhere, free text `Ustrd` only.
  */
 
 export interface Credit {
@@ -279,6 +281,73 @@ export const abnAmroCamt053V02 = (iban: string, day: AbnAmroDay, batchReference 
       ${abnEntry({ ...day.debit, credit: false }, '3088J0537755115S0EC', 'ESCT', `<NtryDtls>${abnTransaction({ ...day.debit, credit: false }, '3088J0537755115S0EC', `<Ustrd>${xmlText(day.debit.remittance)}</Ustrd>`)}</NtryDtls>`, search(day.debit))}
     </Stmt>
   </BkToCstmrStmt>
+</Document>
+`;
+};
+
+/** One business day of a Rabobank export: its statement has an entry per credit or debit, or none. */
+export interface RabobankDay {
+  date: string;
+  credits: readonly Credit[];
+}
+
+const rabobankEntry = (credit: Credit, date: string) => {
+  const party = credit.credit === false ? 'Cdtr' : 'Dbtr';
+  const code = credit.credit === false ? '505' : '541';
+  return `<Ntry>
+            <Amt Ccy="${credit.currency ?? 'EUR'}">${credit.amount}</Amt>
+            <CdtDbtInd>${indicator(credit)}</CdtDbtInd>
+            <RvslInd>false</RvslInd>
+            <Sts>BOOK</Sts>
+            <BookgDt><Dt>${date}</Dt></BookgDt>
+            <ValDt><Dt>${date}</Dt></ValDt>
+            <BkTxCd><Prtry><Cd>${code}</Cd></Prtry></BkTxCd>
+            <NtryDtls>
+                <TxDtls>
+                    <BkTxCd><Prtry><Cd>${code}</Cd></Prtry></BkTxCd>
+                    <RltdPties>
+                        <${party}><Nm>${xmlText(credit.debtor ?? 'XS NEWS B V')}</Nm><PstlAdr><AdrTp>ADDR</AdrTp><Ctry>NL</Ctry><AdrLine>NEW YORKSTRAAT 9</AdrLine><AdrLine>1175 RD  LIJNDEN</AdrLine></PstlAdr></${party}>
+                        <${party}Acct><Id><IBAN>NL62ABNA0408441224</IBAN></Id></${party}Acct>
+                    </RltdPties>
+                    <RltdAgts><${party}Agt><FinInstnId><BIC>ABNANL2A</BIC></FinInstnId></${party}Agt></RltdAgts>
+                    <RmtInf><Ustrd>${xmlText(credit.remittance)}</Ustrd></RmtInf>
+                </TxDtls>
+            </NtryDtls>
+        </Ntry>`;
+};
+
+/**
+ * A Rabobank export as its customers download it for a range of days: one document holding one
+ * statement per business day (`Id` CAMT053…, `ElctrncSeqNb` counting up, opening and closing
+ * balance, `TxsSummry`), most of them empty; entries with no `AcctSvcrRef` and no `EndToEndId`,
+ * `BkTxCd/Prtry` 541 (received) or 505, and the payer's free text in `Ustrd`.
+ */
+export const rabobankCamt053V02 = (iban: string, days: readonly RabobankDay[], messageId = 'CAMT053RIB000001048085') => {
+  let balance = 2_148_944;
+  const statements = days.map(({ date, credits }, index) => {
+    const opening = balance;
+    const net = credits.reduce((sum, credit) => sum + (credit.credit === false ? -1 : 1) * Math.round(Number(credit.amount) * 100), 0);
+    balance += net;
+    const sum = credits.reduce((total, credit) => total + Math.round(Number(credit.amount) * 100), 0);
+    const amount = (cents: number) => (Math.abs(cents) / 100).toFixed(2);
+    const sign = (cents: number) => (cents < 0 ? 'DBIT' : 'CRDT');
+    return `<Stmt>
+        <Id>${messageId.replace('RIB', '')}${String(index + 1).padStart(5, '0')}</Id>
+        <ElctrncSeqNb>${16_141 + index}</ElctrncSeqNb>
+        <CreDtTm>2026-11-21T11:40:42.316858+01:00</CreDtTm>
+        <Acct><Id><IBAN>${iban}</IBAN></Id><Ccy>EUR</Ccy></Acct>
+        <Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount(opening)}</Amt><CdtDbtInd>${sign(opening)}</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>
+        <Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount(balance)}</Amt><CdtDbtInd>${sign(balance)}</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>
+        <TxsSummry><TtlNtries><NbOfNtries>${credits.length}</NbOfNtries><Sum>${amount(sum)}</Sum><TtlNetNtryAmt>${amount(net)}</TtlNetNtryAmt><CdtDbtInd>${sign(net)}</CdtDbtInd></TtlNtries></TxsSummry>
+        ${credits.map((credit) => rabobankEntry(credit, date)).join('\n        ')}
+    </Stmt>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
+<BkToCstmrStmt>
+    <GrpHdr><MsgId>${messageId}</MsgId><CreDtTm>2026-11-21T11:40:42.316858+01:00</CreDtTm></GrpHdr>
+    ${statements.join('\n    ')}
+</BkToCstmrStmt>
 </Document>
 `;
 };
