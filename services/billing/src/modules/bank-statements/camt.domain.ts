@@ -1,6 +1,7 @@
 import { isCurrencyCode, minorUnitExponent } from '@invoicing/contracts';
-import { invalidRequest } from '@invoicing/service-kit/app-error';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { AppError, invalidRequest } from '@invoicing/service-kit/app-error';
+import { XMLValidator } from 'fast-xml-parser';
+import { readXmlTree, type XmlNode } from './xml-tree.ts';
 
 /**
  * Reading ISO 20022 bank-to-customer cash management messages: camt.053 (statements) and camt.054
@@ -93,34 +94,11 @@ export const messageOf = (text: string): CamtMessage => {
 // Elements that may repeat: read as arrays whether they hold one or several.
 const REPEATED = new Set(['Stmt', 'Ntfctn', 'Rpt', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'AddtlRmtInf', 'Bal']);
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: false,
-  maxNestedTags: XML_NESTING_MAX,
-  isArray: (name) => REPEATED.has(name),
-});
-
-type Node = Record<string, unknown>;
+type Node = XmlNode;
 const child = (node: unknown, ...path: string[]): unknown => path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Node)[key] : undefined), node);
 const list = (node: unknown): unknown[] => (Array.isArray(node) ? node : node === undefined ? [] : [node]);
-// The parser expands no entity at all (a DOCTYPE is refused before it runs): XML's five predefined
-// ones and character references are decoded here, in the values read.
-const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-const decoded = (value: string): string =>
-  value.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (_, name: string) => {
-    if (name.startsWith('#')) {
-      const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    }
-    return PREDEFINED[name]!;
-  });
 const text = (node: unknown): string | null => {
-  if (typeof node === 'string') return node.trim() === '' ? null : decoded(node.trim());
+  if (typeof node === 'string') return node.trim() === '' ? null : node.trim();
   if (node && typeof node === 'object' && '#text' in node) return text((node as Node)['#text']);
   return null;
 };
@@ -231,16 +209,19 @@ const transactionsOf = (entry: unknown, accountIban: string | null): StatementTr
  * naming what is wrong.
  */
 export const parseCamt = (xml: string, message: CamtMessage = messageOf(xml)): ParsedStatement => {
-  let document: unknown;
+  // Entries are read one at a time as the parser reaches them (their statement's account comes
+  // before them in the document), so a statement of many entries never stands in memory as a tree.
+  const transactions: StatementTransaction[] = [];
+  let document: Node;
   try {
-    document = parser.parse(xml);
+    document = readXmlTree(xml, { repeated: REPEATED, detached: 'Ntry', onDetached: (entry, report) => transactions.push(...transactionsOf(entry, accountOf(report))) });
   } catch (error) {
-    return refuse((error as Error).message);
+    if (error instanceof AppError) throw error;
+    return refuse((error as Error).message.replaceAll('\n', ' '));
   }
   const root = child(document, 'Document');
   const reports = message.startsWith('camt.053') ? list(child(root, 'BkToCstmrStmt', 'Stmt')) : list(child(root, 'BkToCstmrDbtCdtNtfctn', 'Ntfctn'));
   if (reports.length === 0) return refuse(message.startsWith('camt.053') ? 'no statement (BkToCstmrStmt/Stmt)' : 'no notification (BkToCstmrDbtCdtNtfctn/Ntfctn)');
-  const transactions = reports.flatMap((report) => list(child(report, 'Ntry')).flatMap((entry) => transactionsOf(entry, accountOf(report))));
   const froms = reports.map((report) => text(child(report, 'FrToDt', 'FrDtTm'))?.slice(0, 10)).filter((date): date is string => !!date);
   const tos = reports.map((report) => text(child(report, 'FrToDt', 'ToDtTm'))?.slice(0, 10)).filter((date): date is string => !!date);
   const bookingDates = transactions.map((transaction) => transaction.bookingDate).filter((date): date is string => date !== null).sort();
