@@ -532,7 +532,8 @@ export const invoiceRepository = (em: EntityManager) => {
     linesOfEach: async (invoiceIds: readonly string[]): Promise<Map<string, InvoiceLineRow[]>> => {
       const byInvoice = new Map<string, InvoiceLineRow[]>(invoiceIds.map((id) => [id, []]));
       if (invoiceIds.length === 0) return byInvoice;
-      const rows = await em.find(InvoiceLineEntity, { invoiceId: { $in: [...invoiceIds] } }, { orderBy: { invoiceId: 'asc', position: 'asc' } });
+      // Read to be shown, never written back: no identity map keeps them (a statement's thousands of payments read theirs group by group).
+      const rows = await em.find(InvoiceLineEntity, { invoiceId: { $in: [...invoiceIds] } }, { orderBy: { invoiceId: 'asc', position: 'asc' }, disableIdentityMap: true });
       for (const row of rows) byInvoice.get(row.invoiceId)?.push(row);
       return byInvoice;
     },

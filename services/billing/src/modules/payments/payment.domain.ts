@@ -95,3 +95,17 @@ export const paymentView = (row: PaymentRow): Payment => ({
   bank_statement_entry: row.bankStatementEntryId ? toPublicId('bankStatementEntry', row.bankStatementEntryId) : null,
   created: row.createdAt.toISOString(),
 });
+
+/**
+ * The positions of payments asked for, in groups of at most `size` invoices taken in ID order:
+ * each invoice's payments in one group, in the order asked (each applies to what the one before
+ * left), and the groups in ID order too, so invoices locked group after group are still locked in
+ * one global order (never a deadlock with another import locking some of the same).
+ */
+export const inInvoiceGroups = (asked: readonly { invoiceId: string }[], size: number): number[][] => {
+  const invoiceIds = [...new Set(asked.map(({ invoiceId }) => invoiceId))].sort();
+  const groupOf = new Map(invoiceIds.map((id, index) => [id, Math.floor(index / size)]));
+  const groups: number[][] = Array.from({ length: Math.ceil(invoiceIds.length / size) }, () => []);
+  asked.forEach(({ invoiceId }, position) => groups[groupOf.get(invoiceId)!]!.push(position));
+  return groups;
+};

@@ -9,12 +9,14 @@ import type { InvoiceRow } from '../invoices/invoice.entity.ts';
 import { invoiceRepository } from '../invoices/invoice.repository.ts';
 import { timelineEntry } from '../timeline/timeline.domain.ts';
 import type { TimelineEntryRow } from '../timeline/timeline.entity.ts';
-import { applyPayment, paymentView, type PaidColumns, type PaymentRequest } from './payment.domain.ts';
+import { applyPayment, inInvoiceGroups, paymentView, type PaidColumns, type PaymentRequest } from './payment.domain.ts';
 import type { PaymentRow } from './payment.entity.ts';
 import { paymentRepository } from './payment.repository.ts';
 
 /** Payments written by one statement (about 10 parameters each, 8 for each event; PostgreSQL takes 65,535). */
 const PAYMENTS_PER_STATEMENT = 1_000;
+/** Invoices locked, read and paid together: a bank statement of thousands holds one group of them in memory at a time. */
+const INVOICES_PER_GROUP = 1_000;
 
 /** A payment asked for on an invoice (by its UUID). */
 export interface PaymentAsked {
@@ -35,6 +37,16 @@ export type PaymentOutcome = { payment: PaymentRow; invoice: InvoiceRow } | { re
  * `amount_remaining` to 0 — so once per invoice, since a paid invoice takes no further payment.
  */
 export const recordPaymentsIn = async (tx: EntityManager, actor: Actor, asked: readonly PaymentAsked[], moment: WorkspaceMoment): Promise<PaymentOutcome[]> => {
+  const outcomes: PaymentOutcome[] = [];
+  for (const positions of inInvoiceGroups(asked, INVOICES_PER_GROUP)) {
+    const recorded = await recordGroupIn(tx, actor, positions.map((position) => asked[position]!), moment);
+    positions.forEach((position, index) => (outcomes[position] = recorded[index]!));
+  }
+  return outcomes;
+};
+
+/** `recordPaymentsIn` for payments of at most INVOICES_PER_GROUP invoices. */
+const recordGroupIn = async (tx: EntityManager, actor: Actor, asked: readonly PaymentAsked[], moment: WorkspaceMoment): Promise<PaymentOutcome[]> => {
   const payments = paymentRepository(tx);
   const locked = await payments.lockInvoices(tx, actor.workspaceId, [...new Set(asked.map(({ invoiceId }) => invoiceId))]);
   const current = new Map(locked.map((invoice) => [invoice.id, invoice]));
