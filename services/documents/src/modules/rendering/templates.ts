@@ -6,10 +6,12 @@ import type { PrintJob } from './pdf-renderer.ts';
 
 /**
  * The template version new documents are rendered with. A stored PDF records the version that
- * made it; a change to the printed layout goes into a new `templates/v<n>/` folder, so that a
- * re-render of an old invoice with its own version still gives the same bytes.
+ * made it, and is kept as it was printed; a change to the printed layout goes into a new
+ * `templates/v<n>/` folder (v4: the payment section's grid, hyphens at the typeface's width and
+ * the exemption reasons kept on one page, after v3 had been released), so the version names the
+ * layout a stored PDF has.
  */
-export const TEMPLATE_VERSION = 'v3';
+export const TEMPLATE_VERSION = 'v4';
 
 export interface PublicPageStatus {
   code: string;
