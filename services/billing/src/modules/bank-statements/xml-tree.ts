@@ -32,12 +32,13 @@ const valueOf = ({ node, text, hasChildren }: OpenElement): unknown => {
   return node;
 };
 
+/** A child under its name: alone as itself, several (or a repeated one) as an array, in document order. */
 const attach = (parent: OpenElement, name: string, value: unknown, repeated: ReadonlySet<string>): void => {
   parent.hasChildren = true;
   const existing = parent.node[name];
-  if (repeated.has(name)) (existing as unknown[] | undefined)?.push(value) ?? (parent.node[name] = [value]);
-  else if (existing === undefined) parent.node[name] = value;
-  else parent.node[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  if (Array.isArray(existing)) existing.push(value);
+  else if (existing !== undefined) parent.node[name] = [existing, value];
+  else parent.node[name] = repeated.has(name) ? [value] : value;
 };
 
 /**
