@@ -358,10 +358,11 @@ describe('overdue', () => {
       await api.call('POST', `/api/v1/invoices/${created.body.data.id}/finalize`);
     }
     await api.call('POST', `/api/v1/invoices/${ids[0]}/pay`); // paid before the sweep: never overdue
-    // A replica sweeps once as it starts, too: three sweeps may race, each claiming what the others have not.
+    // A replica sweeps once as it starts, too: three sweeps may race, each claiming what the others
+    // have not, and other tests' workspaces have overdue invoices of their own. So what the sweeps
+    // return is no count of this workspace's; the events they wrote are.
     const replica = await harness.start();
-    const [first, second] = await Promise.all([harness.service.sweep.sweepOnce(), replica.sweep.sweepOnce()]);
-    expect(first + second).toBeLessThanOrEqual(9);
+    await Promise.all([harness.service.sweep.sweepOnce(), replica.sweep.sweepOnce()]);
     const overdueEvents = () =>
       harness.sql<{ id: string; n: string }>(
         `select envelope->'data'->'object'->>'id' as id, count(*) as n from billing.outbox where subject = 'billing.invoice.overdue' and envelope->>'workspace_id' = ? group by 1`,
