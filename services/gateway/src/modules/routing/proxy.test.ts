@@ -1,4 +1,6 @@
 import { parsePublicId } from '@invoicing/contracts';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { freePort } from '@invoicing/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, INTERNAL_TOKEN, useGatewayBehindRecorder } from '../../testing/gateway-fixture.ts';
@@ -268,5 +270,28 @@ describe('public routes', () => {
     const foreign = await fixture.gateway.app.inject({ method: 'GET', url: '/readyz', headers: { 'x-internal-token': 'o'.repeat(40) } });
     expect(foreign.statusCode).toBe(401);
     expect(foreign.json()).toMatchObject({ code: 'unauthenticated' });
+  });
+});
+
+describe('a body nobody reads', () => {
+  it('is read to its end before the answer, so an answer to a GET still uploading 600 kB comes whole on a connection kept open', async () => {
+    const page = `<html>${'x'.repeat(80 * 1024)}</html>`;
+    fixture.upstream.answerWith(() => ({ status: 200, body: page, headers: { 'content-type': 'text/html; charset=utf-8' } }));
+    // A real connection (inject has none): the fixture's close ends the listening too.
+    await fixture.gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = fixture.gateway.app.server.address() as { port: number };
+    // The body arrives in pieces, well after the service has answered.
+    async function* slowBody() {
+      for (let piece = 0; piece < 6; piece++) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        yield Buffer.alloc(100 * 1024, 0x20);
+      }
+    }
+    const response = await request(`http://127.0.0.1:${port}/i/tok_123`, { method: 'GET', headers: { 'content-type': 'application/json' }, body: Readable.from(slowBody()) });
+    const text = await response.body.text();
+
+    expect(response.statusCode).toBe(200);
+    expect(text).toBe(page);
+    expect(response.headers.connection).not.toBe('close');
   });
 });
