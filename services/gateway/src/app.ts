@@ -18,6 +18,7 @@ import { allowedMethodsOf } from './modules/routing/allowed-methods.ts';
 import { createForwarder } from './modules/routing/forwarder.ts';
 import { registerOperationRoutes } from './modules/routing/operation.routes.ts';
 import { checkUpstreamReady, createUpstreams } from './modules/routing/upstreams.ts';
+import { readUnreadBody } from './modules/routing/unread-body.hook.ts';
 import { writeGuardHook } from './modules/routing/write-guard.hook.ts';
 import { fastifyTrustProxy } from './trust-proxy.ts';
 
@@ -97,6 +98,7 @@ export const buildApp = async ({ config, orm, logger, checkReadiness = () => pin
     reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('preHandler', readUnreadBody);
   const limitRate = await registerRateLimits(app, {
     perKey: config.RATE_LIMIT_MAX,
     perAddress: config.PUBLIC_RATE_LIMIT_MAX,

@@ -1,7 +1,6 @@
 import type { FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { AppError } from '@invoicing/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { isRecordable, replayableHeaders } from '../idempotency/idempotency.domain.ts';
 import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
@@ -18,7 +17,7 @@ interface UpstreamResponse {
 }
 type ProxyOptions = Pick<
   FastifyHttpProxyOptions,
-  'upstream' | 'undici' | 'proxyPayloads' | 'disableRequestLogging' | 'internalRewriteLocationHeader' | 'replyOptions' | 'handler'
+  'upstream' | 'undici' | 'proxyPayloads' | 'disableRequestLogging' | 'internalRewriteLocationHeader' | 'replyOptions'
 >;
 
 const isRead = (method: string) => method === 'GET' || method === 'HEAD';
@@ -32,23 +31,6 @@ const readWhole = (stream: Readable): Promise<Buffer> =>
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.once('error', reject);
         stream.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      });
-
-/**
- * Waits until the client has sent the whole request, reading and dropping a body nobody reads (a
- * GET's or HEAD's, which Fastify does not parse, or a keyed write's empty one). Two reasons:
- * - an answer sent while the client is still uploading makes Node close the connection after it,
- *   and the bytes still arriving then reset that connection, which can cut the answer short at
- *   the client (a public page answered to a GET carrying 600 kB, in the contract fuzz);
- * - reply-from drops the answer to a request whose client left, and a request whose body nobody
- *   read counts as left: a keyed write's answer would not be recorded.
- * A client that never finishes is cut off by the server's request timeout (408).
- */
-const readToEnd = (raw: IncomingMessage): Promise<void> =>
-  raw.readableEnded || raw.destroyed
-    ? Promise.resolve()
-    : new Promise((resolve) => {
-        raw.once('end', resolve).once('close', resolve).resume();
       });
 
 export interface ForwarderOptions {
@@ -131,10 +113,6 @@ export const createForwarder = ({ internalToken, idempotency }: ForwarderOptions
       // Paths go up unchanged, so the service's Location headers come down unchanged.
       internalRewriteLocationHeader: false,
       replyOptions,
-      handler: async (request, reply, dest, options) => {
-        await readToEnd(request.raw);
-        return reply.from(dest, options);
-      },
     };
   };
 };
