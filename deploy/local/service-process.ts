@@ -110,6 +110,15 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * EADDRINUSE, or what answers there is another platform's, with another INTERNAL_TOKEN). A
  * launcher that chose the port itself may choose again.
  */
+/** A readiness answer of one of our services: `{"status":"ready"}`. */
+const isReadyAnswer = (body: string): boolean => {
+  try {
+    return (JSON.parse(body) as { status?: unknown } | null)?.status === 'ready';
+  } catch {
+    return false;
+  }
+};
+
 export class PortTakenError extends Error {
   override name = 'PortTakenError';
 }
@@ -139,15 +148,16 @@ export class ServiceProcess extends ChildScript {
         const failure = `${this.name} exited with ${describeExit(exit)} while starting. ${this.tail()}`;
         throw this.tailIncludes(`port ${this.port} is already in use`) ? new PortTakenError(failure) : new Error(failure);
       }
-      const status = await fetch(`${this.url}/readyz`, { headers, signal: AbortSignal.timeout(2_000) }).then(
-        (response) => {
-          void response.body?.cancel();
-          return response.status;
-        },
-        () => 0,
+      const { status, ready } = await fetch(`${this.url}/readyz`, { headers, signal: AbortSignal.timeout(2_000) }).then(
+        async (response) => ({ status: response.status, ready: isReadyAnswer(await response.text().catch(() => '')) }),
+        () => ({ status: 0, ready: false }),
       );
       if (status === 401) throw new PortTakenError(`${this.url} answers for another platform (another INTERNAL_TOKEN), not for ${this.name}.`);
-      if (status >= 200 && status < 300) return;
+      if (status >= 200 && status < 300) {
+        if (ready) return;
+        // Our services answer {"status":"ready"}; any other program answering there holds the port.
+        throw new PortTakenError(`${this.url}/readyz answers ${status}, but not as a service of this platform: another program holds port ${this.port}.`);
+      }
       await delay(100);
     }
     throw new Error(`${this.name} did not answer ${this.url}/readyz within ${timeoutMs} ms. ${this.tail()}`);

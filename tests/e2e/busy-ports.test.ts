@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, freePort, freePortBase, type TestDatabase } from '@invoicing/testing';
@@ -76,6 +77,16 @@ describe('a busy port', () => {
     expect(catalog.tail()).toContain(`catalog: port ${holder.port} is already in use (set PORT to use another)`);
     // A launcher that chose the port learns it may choose another.
     await expect(catalog.waitUntilReady(10_000)).rejects.toBeInstanceOf(PortTakenError);
+  });
+
+  it('is not taken for ready when another program answers there with a 200 (a test’s webhook receiver, say)', async () => {
+    const receiver = createHttpServer((_request, response) => response.writeHead(200).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+    const { port } = receiver.address() as { port: number };
+    const ours = new ServiceProcess('catalog', port, { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: database.url, INTERNAL_TOKEN: generateInternalToken(), LOG_LEVEL: 'warn' });
+    cleanups.push(async () => void (await ours.stop()));
+    await expect(ours.waitUntilReady(10_000)).rejects.toBeInstanceOf(PortTakenError);
   });
 
   it("is not taken for ready when another platform's service answers there: its readiness refuses our token", async () => {
